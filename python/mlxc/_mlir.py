@@ -1,0 +1,52 @@
+"""The one module that imports the MLIR/StableHLO bindings (the torch-mlir wheel).
+
+Everything else in mlxc imports `ir`, `passmanager`, ... from here, so swapping the
+binding package is a one-file change and the runtime package never pulls it in.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from torch_mlir import execution_engine, ir, passmanager  # noqa: F401
+from torch_mlir._mlir_libs import _stablehlo as stablehlo  # noqa: F401
+from torch_mlir.dialects import llvm as _llvm_dialect
+
+# `stablehlo-aggressive-simplification` is only registered once this extension is
+# loaded; importing it here makes the pass available to every pipeline we parse.
+from torch_mlir._mlir_libs import _torchMlir  # noqa: F401
+
+translate_module_to_llvmir = _llvm_dialect.translate_module_to_llvmir
+
+_passes_registered = False
+_register_lock = threading.Lock()
+
+
+def _register_passes_once() -> None:
+    global _passes_registered
+    with _register_lock:
+        if not _passes_registered:
+            stablehlo.register_stablehlo_passes()
+            _passes_registered = True
+
+
+def new_context() -> ir.Context:
+    """A fresh context with the upstream and StableHLO dialects and passes.
+
+    mlxc uses one context per compilation: contexts are not thread-safe and they keep
+    every uniqued constant alive, so sharing one would leak memory across compiles.
+    """
+    _register_passes_once()
+    ctx = ir.Context()
+    stablehlo.register_dialect(ctx)
+    return ctx
+
+
+def bindings_version() -> str:
+    """The version of the MLIR binding package, part of every cache key."""
+    from importlib import metadata
+
+    try:
+        return "torch-mlir " + metadata.version("torch-mlir")
+    except metadata.PackageNotFoundError:  # pragma: no cover - source checkouts
+        return "torch-mlir unknown"

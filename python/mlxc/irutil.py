@@ -1,0 +1,90 @@
+"""Small helpers over the MLIR Python API used by passes, contracts and the frontend."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ._mlir import ir
+
+
+def walk(op) -> list:
+    """Every op nested in `op` (itself included), in pre-order."""
+    out: list = []
+
+    def visit(o):
+        out.append(o)
+        return ir.WalkResult.ADVANCE
+
+    (op.operation if hasattr(op, "operation") else op).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return out
+
+
+def top_level_ops(module) -> Iterator:
+    for op in module.operation.regions[0].blocks[0].operations:
+        yield op.operation
+
+
+def functions(module) -> list:
+    return [op for op in top_level_ops(module) if op.name in ("func.func", "llvm.func")]
+
+
+def sym_name(op) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def is_public(op) -> bool:
+    if "sym_visibility" not in op.attributes:
+        return True
+    return ir.StringAttr(op.attributes["sym_visibility"]).value == "public"
+
+
+def find_function(module, name: str) -> Optional[object]:
+    for f in functions(module):
+        if sym_name(f) == name:
+            return f
+    return None
+
+
+def function_type(func) -> ir.FunctionType:
+    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+
+
+def element_type_str(t: ir.Type) -> str:
+    return str(t)
+
+
+def shaped(t: ir.Type) -> Optional[ir.ShapedType]:
+    try:
+        return ir.ShapedType(t)
+    except ValueError:
+        return None
+
+
+def is_tensor(t: ir.Type) -> bool:
+    return isinstance(t, ir.RankedTensorType) or isinstance(t, ir.UnrankedTensorType)
+
+
+def module_attr(module, name: str):
+    attrs = module.operation.attributes
+    return attrs[name] if name in attrs else None
+
+
+def string_attr(module, name: str) -> Optional[str]:
+    a = module_attr(module, name)
+    return ir.StringAttr(a).value if a is not None else None
+
+
+def arg_attrs(func, index: int) -> dict:
+    if "arg_attrs" not in func.attributes:
+        return {}
+    arr = ir.ArrayAttr(func.attributes["arg_attrs"])
+    d = ir.DictAttr(arr[index])
+    return {d[i].name: d[i].attr for i in range(len(d))}
+
+
+def result_attrs(func, index: int) -> dict:
+    if "res_attrs" not in func.attributes:
+        return {}
+    arr = ir.ArrayAttr(func.attributes["res_attrs"])
+    d = ir.DictAttr(arr[index])
+    return {d[i].name: d[i].attr for i in range(len(d))}

@@ -1,0 +1,70 @@
+"""mlxc's own passes, written in Python, one per module, registered by name.
+
+A pass module defines `PASS = PythonPass(...)`. The registry below maps each pass's
+command-line name to its module and imports it only when the pass is used, so
+`mlxc-opt` starts fast. Python passes run on `builtin.module` (the bindings cannot
+nest a Python pass under another op), and report problems by raising
+`mlxc.CompileError` with the offending op's location.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+REGISTRY: dict[str, str] = {
+    "mlxc-select-entry": "mlxc.passes.select_entry",
+    "mlxc-upcast-low-precision-dots": "mlxc.passes.upcast_low_precision_dots",
+    "mlxc-mark-inputs-readonly": "mlxc.passes.mark_inputs_readonly",
+    "mlxc-verify-stage": "mlxc.passes.verify_stage",
+    "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
+}
+
+
+@dataclass(frozen=True)
+class PythonPass:
+    argument: str
+    summary: str
+    run: Callable[..., None]  # run(module_op, **options)
+    options: dict[str, str] = field(default_factory=dict)  # option -> description
+    defaults: dict[str, str] = field(default_factory=dict)
+
+    def bind(self, options: tuple) -> Callable:
+        """The callable PassManager.add expects, with options parsed and checked."""
+        kwargs = dict(self.defaults)
+        for key, value in options:
+            if key not in self.options:
+                known = ", ".join(self.options) or "none"
+                raise ValueError(f"pass '{self.argument}' has no option '{key}' (options: {known})")
+            kwargs[key.replace("-", "_")] = "true" if value is None else value
+        kwargs = {k.replace("-", "_"): v for k, v in kwargs.items()}
+        missing = [name for name, param in inspect.signature(self.run).parameters.items()
+                   if param.default is inspect.Parameter.empty and name != "module"
+                   and name not in kwargs]
+        if missing:
+            raise ValueError(f"pass '{self.argument}' needs option(s): "
+                             + ", ".join(m.replace("_", "-") for m in missing))
+
+        def run(op, _pass):
+            self.run(op, **kwargs)
+
+        run.__name__ = self.argument
+        return run
+
+
+def is_python_pass(name: str) -> bool:
+    return name in REGISTRY
+
+
+def lookup(name: str) -> PythonPass:
+    try:
+        module = REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no mlxc pass named '{name}'") from None
+    return importlib.import_module(module).PASS
+
+
+def all_passes() -> list[PythonPass]:
+    return [lookup(name) for name in sorted(REGISTRY)]

@@ -1,0 +1,174 @@
+"""Run pass lists and pipeline stages: pass managers, IR dumps, failure reproducers."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .. import passes as python_passes
+from .. import settings
+from .._mlir import ir, passmanager
+from ..errors import CompileError, Diagnostic
+from .model import Pass, Stage, render, render_elements
+
+
+class PipelineError(ValueError):
+    """A pass pipeline that cannot be built: unknown pass, bad option, wrong nesting."""
+
+
+@dataclass
+class RunOptions:
+    print_ir_after_all: bool = False
+    timing: bool = False
+    dump_dir: Optional[str] = None
+    repro: bool = True
+
+
+def build_pass_manager(passes: Sequence[Pass], context: ir.Context,
+                       options: Optional[RunOptions] = None) -> passmanager.PassManager:
+    """A pass manager running `passes` on a builtin.module; raises PipelineError."""
+    opts = options or RunOptions()
+    pm = passmanager.PassManager("builtin.module", context=context)
+    pending: list[Pass] = []
+
+    def flush() -> None:
+        if pending:
+            text = render_elements(pending)
+            try:
+                pm.add(text)
+            except ValueError as e:
+                raise PipelineError(f"invalid pass pipeline {render(pending)}:\n{e}") from None
+            pending.clear()
+
+    for p in passes:
+        if not python_passes.is_python_pass(p.name):
+            pending.append(p)
+            continue
+        flush()
+        if p.anchor:
+            raise PipelineError(f"pass '{p.name}' is an mlxc Python pass and runs on builtin.module "
+                                f"only; it cannot be nested under {'/'.join(p.anchor)}")
+        spec = python_passes.lookup(p.name)
+        try:
+            callable_ = spec.bind(p.options)
+        except ValueError as e:
+            raise PipelineError(str(e)) from None
+        pm.add(callable_, name=p.name, argument=p.name, description=spec.summary)
+    flush()
+    if opts.print_ir_after_all:
+        pm.enable_ir_printing(print_after_all=True)
+    if opts.timing:
+        pm.enable_timing()
+    return pm
+
+
+def validate(passes: Sequence[Pass], context: ir.Context) -> None:
+    """Raise PipelineError unless `passes` form a pipeline MLIR accepts.
+
+    Building the pass manager checks names, options and nesting, so a misnested
+    pipeline is an error here rather than a failure (or abort) halfway through a run.
+    """
+    build_pass_manager(passes, context)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:60] or "pass"
+
+
+def _write(path: str, module) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as f:
+        f.write(module.operation.get_asm(enable_debug_info=True))
+
+
+def _repro_command(path: str, passes: Sequence[Pass]) -> str:
+    return f"mlxc-opt {shlex.quote(path)} --pass-pipeline={shlex.quote(render(passes))}"
+
+
+def _localize(snapshot, passes: Sequence[Pass], stage_name: str):
+    """Rerun `passes` one by one on a copy of `snapshot` to find the failing one.
+
+    Returns (failing pass, the IR just before it, the error it raised)."""
+    work = snapshot.clone()
+    for p in passes:
+        before = work.clone()
+        pm = build_pass_manager([p], work.context)
+        try:
+            pm.run(work)
+        except (ir.MLIRError, CompileError) as e:
+            return p, before, e
+    return None, snapshot, None
+
+
+def _save_repro(snapshot, passes: Sequence[Pass], stage_name: str) -> tuple[Optional[str], object]:
+    """Save the input of the failing pass; returns (mlxc-opt command, the error seen)."""
+    try:
+        failing, before, error = _localize(snapshot, passes, stage_name)
+        chosen = [failing] if failing is not None else list(passes)
+        directory = settings.get("repro_dir")
+        os.makedirs(directory, exist_ok=True)
+        name = f"{stage_name}-{_slug(chosen[0].name) if failing else 'stage'}-{os.getpid()}.mlir"
+        path = os.path.join(directory, name)
+        _write(path, before)
+        return _repro_command(path, chosen), error
+    except Exception as e:  # a reproducer is a courtesy; never hide the real error
+        print(f"mlxc: could not save a reproducer: {e}", file=sys.stderr)
+        return None, None
+
+
+def run_passes(module, passes: Sequence[Pass], options: Optional[RunOptions] = None) -> None:
+    """Run a flat pass list (e.g. from --pass-pipeline); errors raise CompileError."""
+    pm = build_pass_manager(passes, module.context, options)
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as e:
+        raise CompileError.from_mlir("a pass failed", e) from None
+
+
+def dump_path(directory: str, index: int, name: str) -> str:
+    return os.path.join(directory, f"{index:02d}-{name}.mlir")
+
+
+def dump(module, directory: str, index: int, name: str) -> str:
+    path = dump_path(directory, index, name)
+    os.makedirs(directory, exist_ok=True)
+    with open(path, "w") as f:
+        f.write(module.operation.get_asm())
+    return path
+
+
+def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
+               options: Optional[RunOptions] = None) -> None:
+    """Run `stages` in order: one pass manager each, a dump after each when asked.
+
+    Before a stage runs, a copy of the module is kept; if the stage fails, the passes
+    are replayed one by one on that copy to find the failing pass, whose input is
+    saved with the `mlxc-opt` command that reproduces the failure.
+    """
+    opts = options or RunOptions()
+    for offset, stage in enumerate(stages):
+        pm = build_pass_manager(stage.passes, module.context, opts)
+        snapshot = module.operation.clone() if opts.repro else None
+        try:
+            pm.run(module.operation)
+        except (ir.MLIRError, CompileError) as e:
+            command = None
+            if snapshot is not None:
+                command, _ = _save_repro(snapshot, stage.passes, stage.name)
+            if isinstance(e, CompileError):
+                e.reproducer = e.reproducer or command
+                raise CompileError(e.summary, e.diagnostics, e.reproducer) from None
+            raise CompileError.from_mlir(f"stage '{stage.name}' failed", e, command) from None
+        finally:
+            if snapshot is not None:
+                snapshot.erase()
+        if opts.dump_dir:
+            dump(module, opts.dump_dir, first_index + offset, stage.name)
+
+
+def note(message: str) -> Diagnostic:
+    return Diagnostic("note", "<mlxc>", message)

@@ -1,0 +1,92 @@
+"""The target-independent stages: StableHLO in, bufferized linalg out.
+
+Each stage is a list of passes with the reason each is there, ending with the
+stage's contract check. Targets (mlxc.targets.*) append their own lowering stages.
+"""
+
+from __future__ import annotations
+
+from .. import settings
+from .model import Pass, Stage, mlir_pass
+
+
+def verify(stage: str) -> list[Pass]:
+    """The contract check that ends `stage` (omitted when MLXC_CHECK_CONTRACTS=0)."""
+    if not settings.get("check_contracts"):
+        return []
+    return [Pass("mlxc-verify-stage", (("stage", stage),), (),
+                 f"contract: what may remain after '{stage}'")]
+
+
+def stage(name: str, why: str, passes: list[Pass]) -> Stage:
+    return Stage(name, tuple(passes) + tuple(verify(name)), why)
+
+
+def import_stage(entry: str = "main") -> Stage:
+    return stage("import", "one verified StableHLO function with static shapes", [
+        mlir_pass("vhlo-legalize-to-stablehlo",
+                  "bytecode may carry versioned VHLO ops; make them StableHLO"),
+        Pass("mlxc-select-entry", (("entry", entry),), (),
+             "make @entry the only public function and record its signature"),
+        mlir_pass("stablehlo-legalize-composite-to-call",
+                  "a stablehlo.composite (e.g. chlo.erf from jax.export) becomes a call to its "
+                  "decomposition", anchor="func.func"),
+        mlir_pass("inline", "JAX emits private helper functions; inline every call"),
+        mlir_pass("symbol-dce", "drop the private functions nothing calls any more"),
+        mlir_pass("stablehlo-refine-shapes", "propagate static shapes through the program"),
+    ])
+
+
+def simplify_stage() -> Stage:
+    return stage("simplify", "StableHLO folded and deduplicated", [
+        mlir_pass("stablehlo-aggressive-simplification",
+                  "StableHLO-level folding and algebraic simplification", anchor="func.func"),
+        mlir_pass("canonicalize", "fold what simplification exposed"),
+        mlir_pass("cse", "share identical subexpressions"),
+    ])
+
+
+def linalg_stage() -> Stage:
+    return stage("linalg", "linalg on tensors; no StableHLO left", [
+        Pass("mlxc-upcast-low-precision-dots", (), (),
+             "bf16/f16 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
+        mlir_pass("stablehlo-legalize-to-linalg", "StableHLO ops to linalg/tensor/arith/math",
+                  anchor="func.func"),
+        mlir_pass("stablehlo-convert-to-signless",
+                  "unsigned StableHLO integers become signless, removing the casts left above"),
+        mlir_pass("canonicalize", "clean up the legalized IR"),
+    ])
+
+
+def fuse_stage() -> Stage:
+    return stage("fuse", "producers fused into consumers, on tensors", [
+        mlir_pass("linalg-fuse-elementwise-ops",
+                  "merge elementwise producers into their consumers: no intermediate tensors",
+                  anchor="func.func"),
+        mlir_pass("canonicalize", "fold the fused bodies"),
+        mlir_pass("cse", "share duplicated computations"),
+    ])
+
+
+def bufferize_stage() -> Stage:
+    return stage("bufferize", "memrefs only; results written to caller-provided buffers", [
+        Pass("mlxc-mark-inputs-readonly", (), (),
+             "never write into the caller's input arrays"),
+        mlir_pass("eliminate-empty-tensors",
+                  "let tensor.empty destinations reuse the buffer they are inserted into"),
+        mlir_pass("one-shot-bufferize", "tensors to memrefs, in place where it is safe",
+                  bufferize_function_boundaries=True,
+                  function_boundary_type_conversion="identity-layout-map"),
+        mlir_pass("buffer-results-to-out-params",
+                  "results become output arguments (the caller allocates them); a result's "
+                  "allocation is replaced by the output buffer itself",
+                  hoist_static_allocs=True, modify_public_functions=True),
+        mlir_pass("buffer-deallocation-pipeline", "free every temporary buffer after its last use"),
+        mlir_pass("convert-bufferization-to-memref",
+                  "lower the deallocation ops; must follow the deallocation pipeline"),
+        mlir_pass("canonicalize", "drop copies and casts made redundant"),
+    ])
+
+
+def common_stages(entry: str = "main") -> list[Stage]:
+    return [import_stage(entry), simplify_stage(), linalg_stage(), fuse_stage(), bufferize_stage()]

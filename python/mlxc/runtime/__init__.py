@@ -1,0 +1,7 @@
+"""mlxc's runtime: load and call compiled programs. Imports nothing of the compiler,
+so artifacts run where only numpy and ml_dtypes are installed."""
+
+from .executable import Executable
+from .signature import Signature, TensorSpec
+
+__all__ = ["Executable", "Signature", "TensorSpec"]

@@ -1,0 +1,56 @@
+"""MLIR element types <-> numpy dtypes. Part of the runtime: no compiler imports."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+# MLIR spelling of an element type -> numpy dtype. Signed and signless integers
+# share a numpy type; unsigned ones keep their `ui` spelling from StableHLO.
+_TO_NUMPY: dict[str, np.dtype] = {
+    "i1": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8), "si8": np.dtype(np.int8), "ui8": np.dtype(np.uint8),
+    "i16": np.dtype(np.int16), "si16": np.dtype(np.int16), "ui16": np.dtype(np.uint16),
+    "i32": np.dtype(np.int32), "si32": np.dtype(np.int32), "ui32": np.dtype(np.uint32),
+    "i64": np.dtype(np.int64), "si64": np.dtype(np.int64), "ui64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+}
+
+_SHORT = {
+    "i1": "bool", "complex<f32>": "c64", "complex<f64>": "c128",
+}
+
+
+def to_numpy(element_type: str) -> np.dtype:
+    """The numpy dtype of an MLIR element type spelling such as `f32` or `ui8`."""
+    try:
+        return _TO_NUMPY[element_type]
+    except KeyError:
+        raise TypeError(f"mlxc has no numpy type for MLIR element type '{element_type}'") from None
+
+
+def is_supported(element_type: str) -> bool:
+    return element_type in _TO_NUMPY
+
+
+def short_name(element_type: str) -> str:
+    """How signatures print an element type: `f32`, `bool`, `ui8`, `c64`."""
+    return _SHORT.get(element_type, element_type)
+
+
+def describe_dtype(dtype: np.dtype) -> str:
+    """A numpy dtype in the same words as `short_name` (for error messages)."""
+    for name, dt in _TO_NUMPY.items():
+        if dt == dtype and not name.startswith("si"):
+            return short_name(name)
+    return str(dtype)

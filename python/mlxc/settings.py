@@ -1,0 +1,117 @@
+"""Every MLXC_* setting, in one place.
+
+Each setting is read from its environment variable when it is used (not at import),
+so a test or a user can change it between compiles, and can be overridden for a
+block of code without touching the environment:
+
+    with mlxc.settings.override(dump_dir="/tmp/ir"):
+        mlxc.compile(src)
+
+`mlxc settings` prints this table with the current values.
+
+This module imports nothing of the compiler: the runtime package reads it too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+
+def _path(raw: str, env: str) -> str:
+    return os.path.expanduser(raw)
+
+
+def _bool(raw: str, env: str) -> bool:
+    low = raw.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{env}={raw!r}: expected 0 or 1")
+
+
+def _int_in(lo: int, hi: int) -> Callable[[str, str], int]:
+    def parse(raw: str, env: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi:
+            raise ValueError(f"{env}={raw!r}: expected an integer from {lo} to {hi}")
+        return value
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    env: str
+    parse: Callable[[str, str], Any]
+    default: Any
+    doc: str
+
+    def default_value(self) -> Any:
+        return self.default() if callable(self.default) else self.default
+
+
+_ALL = [
+    Setting("dump_dir", "MLXC_DUMP_DIR", _path, None,
+            "write each stage's IR into this folder as numbered .mlir files"),
+    Setting("repro_dir", "MLXC_REPRO_DIR", _path,
+            lambda: os.path.join(tempfile.gettempdir(), "mlxc-repro"),
+            "where the input of a failing pass is saved for mlxc-opt"),
+    Setting("opt_level", "MLXC_OPT_LEVEL", _int_in(0, 3), 2,
+            "LLVM optimisation level for generated code"),
+    Setting("check_contracts", "MLXC_CHECK_CONTRACTS", _bool, True,
+            "check the contract that ends each pipeline stage"),
+    Setting("runtime_library", "MLXC_RUNTIME_LIBRARY", _path, None,
+            "use this native runtime library instead of the installed one"),
+]
+
+SETTINGS: dict[str, Setting] = {s.name: s for s in _ALL}
+
+_overrides: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar(
+    "mlxc_settings_overrides", default={})
+
+
+def get(name: str) -> Any:
+    """The current value of setting `name`: an override, else the environment, else the default."""
+    overrides = _overrides.get()
+    if name in overrides:
+        return overrides[name]
+    setting = SETTINGS[name]
+    raw = os.environ.get(setting.env)
+    if raw is None or raw == "":
+        return setting.default_value()
+    return setting.parse(raw, setting.env)
+
+
+@contextlib.contextmanager
+def override(**values: Any) -> Iterator[None]:
+    """Override settings by name for the duration of a `with` block (this thread only)."""
+    unknown = sorted(set(values) - set(SETTINGS))
+    if unknown:
+        raise KeyError(f"unknown mlxc setting(s): {', '.join(unknown)}; known: {', '.join(SETTINGS)}")
+    token = _overrides.set({**_overrides.get(), **values})
+    try:
+        yield
+    finally:
+        _overrides.reset(token)
+
+
+def table() -> list[tuple[str, str, str]]:
+    """(environment variable, current value, description) for every setting."""
+    rows = []
+    for s in _ALL:
+        try:
+            value = repr(get(s.name))
+        except ValueError as e:
+            value = f"<invalid: {e}>"
+        rows.append((s.env, value, s.doc))
+    return rows

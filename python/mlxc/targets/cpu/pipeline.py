@@ -1,0 +1,48 @@
+"""CPU lowering stages: bufferized linalg -> loops -> the LLVM dialect."""
+
+from __future__ import annotations
+
+from ...pipelines.model import Pipeline, Pass
+from ...pipelines.stages import common_stages, stage
+from ...pipelines.model import mlir_pass
+
+
+def lower_stage():
+    return stage("lower", "loops over memrefs; no linalg, no tensors", [
+        mlir_pass("convert-linalg-to-loops", "each linalg op becomes a loop nest",
+                  anchor="func.func"),
+        mlir_pass("expand-strided-metadata",
+                  "subview/reshape metadata as plain arithmetic (emits affine.apply)"),
+        mlir_pass("lower-affine", "affine loops and maps to scf and arith"),
+        mlir_pass("convert-scf-to-cf", "structured control flow to branches"),
+        mlir_pass("math-extend-to-supported-types",
+                  "math functions on bf16/f16 are computed in f32", anchor="func.func",
+                  target_type="f32"),
+        mlir_pass("arith-emulate-unsupported-floats",
+                  "bf16/f16 arithmetic runs in f32 and rounds after each op, as XLA does",
+                  anchor="func.func", source_types="bf16,f16", target_type="f32"),
+        mlir_pass("arith-expand",
+                  "bf16 conversions as integer ops: no compiler-rt __truncsfbf2 at run time",
+                  anchor="func.func", include_bf16=True),
+    ])
+
+
+def llvm_stage():
+    return stage("llvm", "the LLVM dialect, with the mlxc_entry(void **buffers) wrapper", [
+        mlir_pass("finalize-memref-to-llvm", "memrefs to pointers; alloc/dealloc to malloc/free"),
+        mlir_pass("convert-math-to-llvm", "math ops with LLVM intrinsics"),
+        mlir_pass("convert-math-to-libm", "the remaining math ops become libm calls"),
+        mlir_pass("convert-arith-to-llvm", "scalar arithmetic"),
+        mlir_pass("convert-cf-to-llvm", "branches"),
+        mlir_pass("convert-func-to-llvm",
+                  "functions; the entry takes one bare pointer per buffer", 
+                  use_bare_ptr_memref_call_conv=True),
+        mlir_pass("convert-index-to-llvm", "index ops left by the lowerings above"),
+        mlir_pass("reconcile-unrealized-casts", "remove the casts between the conversions"),
+        Pass("mlxc-emit-entry-wrapper", (), (),
+             "one C signature for every program: void mlxc_entry(void **buffers)"),
+    ])
+
+
+def cpu_pipeline(entry: str = "main") -> Pipeline:
+    return Pipeline("cpu", tuple(common_stages(entry) + [lower_stage(), llvm_stage()]))

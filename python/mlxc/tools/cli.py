@@ -1,0 +1,143 @@
+"""The `mlxc` command: run a program, print pipelines and settings.
+
+    mlxc run model.mlir --random            compile, run on random inputs, print outputs
+    mlxc run model.mlir --inputs x.npz      ... on inputs from an .npz file
+    mlxc run model.mlir --random --bench    ... and time compile and run
+    mlxc pipeline [--target cpu]            the stages, passes and reasons
+    mlxc settings                           every MLXC_* setting and its value
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Optional
+
+import numpy as np
+
+
+def _random_inputs(signature, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for spec in signature.inputs:
+        dt = spec.dtype
+        if dt == np.bool_:
+            a = rng.random(spec.shape) < 0.5
+        elif dt.kind in "iu":
+            lo = 0 if dt.kind == "u" else -8
+            a = rng.integers(lo, 9, size=spec.shape).astype(dt)
+        elif dt.kind == "c":
+            a = (rng.standard_normal(spec.shape) + 1j * rng.standard_normal(spec.shape)).astype(dt)
+        else:
+            a = rng.standard_normal(spec.shape).astype(np.float32).astype(dt)
+        out.append(np.asarray(a, dtype=dt))
+    return out
+
+
+def _npz_inputs(path: str, signature) -> list[np.ndarray]:
+    with np.load(path) as data:
+        keys = list(data.keys())
+        names = [s.name for s in signature.inputs]
+        if all(n in keys for n in names):
+            return [data[n] for n in names]
+        positional = [f"arr_{i}" for i in range(len(names))]
+        if all(k in keys for k in positional):
+            return [data[k] for k in positional]
+        raise ValueError(f"{path}: expected arrays named {', '.join(names)} (or arr_0..arr_"
+                         f"{len(names) - 1} from np.savez), found {', '.join(keys) or 'none'}")
+
+
+def _print_outputs(signature, outputs) -> None:
+    if not isinstance(outputs, tuple):
+        outputs = (outputs,)
+    with np.printoptions(threshold=200, edgeitems=4, linewidth=100):
+        for spec, value in zip(signature.outputs, outputs):
+            print(f"{spec}:")
+            print(np.asarray(value))
+
+
+def _run(args) -> int:
+    import mlxc
+
+    t0 = time.perf_counter()
+    exe = mlxc.compile(args.file, target=args.target, entry=args.entry)
+    compile_s = time.perf_counter() - t0
+    inputs = _npz_inputs(args.inputs, exe.signature) if args.inputs else \
+        _random_inputs(exe.signature, args.seed)
+    outputs = exe(*inputs)
+    print(f"# {exe.signature}")
+    _print_outputs(exe.signature, outputs)
+    if args.bench:
+        times = []
+        deadline = time.perf_counter() + args.bench_seconds
+        while len(times) < 3 or (time.perf_counter() < deadline and len(times) < 10000):
+            t = time.perf_counter()
+            exe(*inputs)
+            times.append(time.perf_counter() - t)
+        print(f"# compile: {compile_s * 1e3:.1f} ms")
+        print(f"# run: median {statistics.median(times) * 1e6:.1f} us, "
+              f"min {min(times) * 1e6:.1f} us over {len(times)} calls")
+    return 0
+
+
+def _pipeline(args) -> int:
+    import mlxc
+
+    print(mlxc.pipeline(args.target, args.entry).describe())
+    return 0
+
+
+def _settings(args) -> int:
+    from mlxc import settings
+
+    for env, value, doc in settings.table():
+        print(f"{env:24} {value:40} {doc}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mlxc", description="mlxc: a StableHLO compiler")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="compile a program and run it")
+    run.add_argument("file", help=".mlir text, MLIR bytecode or a StableHLO artifact")
+    src = run.add_mutually_exclusive_group()
+    src.add_argument("--inputs", help=".npz file of inputs (by argument name or position)")
+    src.add_argument("--random", action="store_true", help="random inputs (the default)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--entry", default="main")
+    run.add_argument("--target", default="cpu")
+    run.add_argument("--bench", action="store_true", help="also time compile and run")
+    run.add_argument("--bench-seconds", type=float, default=1.0)
+    run.set_defaults(func=_run)
+
+    pipe = sub.add_parser("pipeline", help="print a target's pipeline")
+    pipe.add_argument("--target", default="cpu")
+    pipe.add_argument("--entry", default="main")
+    pipe.set_defaults(func=_pipeline)
+
+    st = sub.add_parser("settings", help="print every MLXC_* setting")
+    st.set_defaults(func=_settings)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    from mlxc import CompileError
+
+    try:
+        return args.func(args)
+    except CompileError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except (TypeError, ValueError, OSError, KeyError) as e:
+        print(f"mlxc: error: {str(e).strip(chr(39))}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

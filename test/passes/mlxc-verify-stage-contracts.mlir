@@ -1,0 +1,19 @@
+// RUN: mlxc-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(mlxc-verify-stage{stage=import})'
+// RUN: not mlxc-opt %s --pass-pipeline='builtin.module(mlxc-verify-stage{stage=nosuchstage})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// UNKNOWN: no contract for stage 'nosuchstage'
+
+// After 'import' the program is StableHLO with static shapes.
+func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @below {{has a dynamic shape (tensor<?xf32>)}}
+  %0 = stablehlo.abs %a : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @not_stablehlo(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'tensor.empty' is not a StableHLO op}}
+  %0 = tensor.empty() : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,154 @@
+"""Element types, ranks and memory layouts through the CPU runtime, against numpy."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import mlxc
+
+ARITH_TYPES = {
+    "f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64,
+    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
+}
+
+ARITH = """
+func.func @main(%a: tensor<3x4x{t}>, %b: tensor<3x4x{t}>) -> (tensor<3x4x{t}>, tensor<3x4x{t}>, tensor<3x4x{t}>, tensor<3x4xi1>) {{
+  %0 = stablehlo.add %a, %b : tensor<3x4x{t}>
+  %1 = stablehlo.multiply %a, %b : tensor<3x4x{t}>
+  %2 = stablehlo.maximum %a, %b : tensor<3x4x{t}>
+  %3 = stablehlo.compare GT, %a, %b : (tensor<3x4x{t}>, tensor<3x4x{t}>) -> tensor<3x4xi1>
+  return %0, %1, %2, %3 : tensor<3x4x{t}>, tensor<3x4x{t}>, tensor<3x4x{t}>, tensor<3x4xi1>
+}}
+"""
+
+
+def _values(dtype, rng):
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max, size=(3, 4), dtype=dt, endpoint=True)
+    return rng.standard_normal((3, 4)).astype(dt)
+
+
+@pytest.mark.parametrize("name", list(ARITH_TYPES))
+def test_arithmetic_per_type(name):
+    dtype = ARITH_TYPES[name]
+    rng = np.random.default_rng(1)
+    a, b = _values(dtype, rng), _values(dtype, rng)
+    exe = mlxc.compile(ARITH.format(t=name))
+    assert exe.signature.inputs[0].dtype == np.dtype(dtype)
+    add, mul, mx, gt = exe(a, b)
+    with np.errstate(over="ignore"):
+        if np.dtype(dtype).kind in "iu":  # integers wrap, as in numpy
+            np.testing.assert_array_equal(add, a + b)
+            np.testing.assert_array_equal(mul, a * b)
+        else:  # each op rounds to the element type once
+            wide = np.float64
+            np.testing.assert_array_equal(add, (a.astype(wide) + b.astype(wide)).astype(dtype))
+            np.testing.assert_array_equal(mul, (a.astype(wide) * b.astype(wide)).astype(dtype))
+    np.testing.assert_array_equal(mx, np.maximum(a, b))
+    np.testing.assert_array_equal(gt, a > b)
+    assert add.dtype == np.dtype(dtype) and gt.dtype == np.bool_
+
+
+def test_bool():
+    exe = mlxc.compile("""
+    func.func @main(%a: tensor<5xi1>, %b: tensor<5xi1>) -> (tensor<5xi1>, tensor<5xi1>, tensor<5xi1>) {
+      %0 = stablehlo.and %a, %b : tensor<5xi1>
+      %1 = stablehlo.or %a, %b : tensor<5xi1>
+      %2 = stablehlo.not %a : tensor<5xi1>
+      return %0, %1, %2 : tensor<5xi1>, tensor<5xi1>, tensor<5xi1>
+    }""")
+    a = np.array([True, False, True, False, True])
+    b = np.array([True, True, False, False, True])
+    r_and, r_or, r_not = exe(a, b)
+    np.testing.assert_array_equal(r_and, a & b)
+    np.testing.assert_array_equal(r_or, a | b)
+    np.testing.assert_array_equal(r_not, ~a)
+
+
+SCALE = """
+func.func @main(%x: tensor<{shape}xf32>, %s: tensor<f32>) -> tensor<{shape}xf32> {{
+  %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<{shape}xf32>
+  %0 = stablehlo.multiply %x, %b : tensor<{shape}xf32>
+  return %0 : tensor<{shape}xf32>
+}}
+"""
+
+
+def test_rank0_in_and_out():
+    exe = mlxc.compile("""
+    func.func @main(%a: tensor<f32>, %b: tensor<i32>) -> (tensor<f32>, tensor<i32>) {
+      %0 = stablehlo.multiply %a, %a : tensor<f32>
+      %1 = stablehlo.negate %b : tensor<i32>
+      return %0, %1 : tensor<f32>, tensor<i32>
+    }""")
+    sq, neg = exe(np.float32(3.0), np.array(7, np.int32))
+    assert sq.shape == () and sq == 9.0 and sq.dtype == np.float32
+    assert neg.shape == () and neg == -7
+    # Python scalars are weakly typed: they take the argument's type.
+    sq, neg = exe(1.5, 4)
+    assert sq == 2.25 and neg == -4
+
+
+def test_zero_size():
+    exe = mlxc.compile(SCALE.format(shape="0x5"))
+    out = exe(np.zeros((0, 5), np.float32), np.float32(2))
+    assert out.shape == (0, 5) and out.dtype == np.float32
+
+
+@pytest.mark.parametrize("layout", ["transposed", "strided", "fortran", "big_endian", "unaligned"])
+def test_non_contiguous_inputs(layout):
+    rng = np.random.default_rng(2)
+    exe = mlxc.compile(SCALE.format(shape="4x6"))
+    if layout == "transposed":
+        x = rng.standard_normal((6, 4)).astype(np.float32).T
+    elif layout == "strided":
+        x = rng.standard_normal((8, 12)).astype(np.float32)[::2, ::2]
+    elif layout == "fortran":
+        x = np.asfortranarray(rng.standard_normal((4, 6)).astype(np.float32))
+    elif layout == "big_endian":
+        x = rng.standard_normal((4, 6)).astype(">f4")
+    else:
+        raw = np.zeros(4 * 6 * 4 + 1, np.uint8)
+        x = np.frombuffer(raw.data, dtype=np.float32, count=24, offset=1).reshape(4, 6)
+        assert not x.flags.aligned
+    expected = np.asarray(x, dtype=np.float32) * 3
+    if layout == "big_endian":
+        with pytest.raises(TypeError, match="expected f32"):
+            exe(x, np.float32(3))  # a different dtype: say so rather than convert silently
+        x = x.astype(np.float32)
+    before = np.array(x, copy=True)
+    np.testing.assert_array_equal(exe(x, np.float32(3)), expected)
+    np.testing.assert_array_equal(x, before)
+
+
+def test_outputs_are_fresh_arrays():
+    exe = mlxc.compile(SCALE.format(shape="3"))
+    x = np.ones(3, np.float32)
+    a = exe(x, np.float32(2))
+    b = exe(x, np.float32(2))
+    assert a is not b and not np.shares_memory(a, b)
+    a[:] = 0
+    np.testing.assert_array_equal(b, [2, 2, 2])
+    assert a.flags.writeable and a.flags.c_contiguous
+
+
+def test_strided_copy_uses_runtime_memref_copy():
+    """Updating a column writes a strided slice: generated code calls the native
+    runtime's memrefCopy (MLIR ships none)."""
+    src = """
+    func.func @main(%x: tensor<4x5xf32>, %col: tensor<4x1xf32>, %j: tensor<i32>) -> tensor<4x5xf32> {
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %0 = stablehlo.dynamic_update_slice %x, %col, %z, %j : (tensor<4x5xf32>, tensor<4x1xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>
+      return %0 : tensor<4x5xf32>
+    }"""
+    assert "memrefCopy" in mlxc.lower(src, stop_after="llvm")
+    exe = mlxc.compile(src)
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    col = -np.arange(1, 5, dtype=np.float32).reshape(4, 1)
+    expected = x.copy()
+    expected[:, 2:3] = col
+    np.testing.assert_array_equal(exe(x, col, np.int32(2)), expected)
+    np.testing.assert_array_equal(x, np.arange(20, dtype=np.float32).reshape(4, 5))

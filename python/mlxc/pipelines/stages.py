@@ -50,6 +50,8 @@ def linalg_stage() -> Stage:
     return stage("linalg", "linalg on tensors; no StableHLO left", [
         Pass("mlxc-upcast-low-precision-dots", (), (),
              "bf16/f16 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
+        Pass("mlxc-saturate-float-to-int", (), (),
+             "float-to-integer converts clamp and send NaN to 0, as XLA does (upstream wraps)"),
         mlir_pass("stablehlo-legalize-to-linalg", "StableHLO ops to linalg/tensor/arith/math",
                   anchor="func.func"),
         mlir_pass("stablehlo-convert-to-signless",
@@ -77,6 +79,8 @@ def bufferize_stage() -> Stage:
         mlir_pass("one-shot-bufferize", "tensors to memrefs, in place where it is safe",
                   bufferize_function_boundaries=True,
                   function_boundary_type_conversion="identity-layout-map"),
+        Pass("mlxc-distinct-result-buffers", (), (),
+             "a value returned twice gets a copy, so each result has its own buffer"),
         mlir_pass("buffer-results-to-out-params",
                   "results become output arguments (the caller allocates them); a result's "
                   "allocation is replaced by the output buffer itself",

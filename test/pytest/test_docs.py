@@ -1,0 +1,39 @@
+"""The documentation shows what the code does."""
+
+import os
+import re
+
+import mlxc
+from mlxc import settings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _readme() -> str:
+    with open(os.path.join(ROOT, "README.md")) as f:
+        return f.read()
+
+
+def test_readme_pipeline_is_the_real_one():
+    shown = re.search(r"```\n(builtin\.module\(.*\))\n```", _readme()).group(1)
+    assert shown == str(mlxc.pipeline()), "README's pipeline string is stale"
+
+
+def test_readme_lists_every_setting():
+    readme = _readme()
+    for s in settings.SETTINGS.values():
+        assert f"`{s.env}`" in readme, f"{s.env} missing from README"
+
+
+def test_every_stage_is_documented():
+    with open(os.path.join(ROOT, "docs", "architecture.md")) as f:
+        arch = f.read()
+    for stage in mlxc.pipeline().stage_names:
+        assert f"`{stage}`" in arch, f"stage {stage} missing from docs/architecture.md"
+
+
+def test_every_python_pass_has_a_lit_test():
+    from mlxc import passes
+
+    for name in passes.REGISTRY:
+        assert os.path.exists(os.path.join(ROOT, "test", "passes", f"{name}.mlir")), name

@@ -177,6 +177,10 @@ def _f(*shape):
     return f32(*shape)
 
 
+# Closed-over weights become a large dense constant in the exported program.
+_WEIGHTS = np.random.default_rng(42).standard_normal((300, 200)).astype(np.float32)
+
+
 PROGRAMS += [
     Program("var_std", lambda x: (x.var(0), x.std(1)), inputs(_f(5, 6))),
     Program("activations", lambda x: (jax.nn.softplus(x), jax.nn.silu(x), jax.nn.elu(x), jax.nn.relu6(x),
@@ -255,4 +259,17 @@ PROGRAMS += [
         (m2 := 0.9 * m + 0.1 * g), (v2 := 0.999 * v + 0.001 * g * g),
         p - 1e-3 * (m2 / 0.1) / (jnp.sqrt(v2 / 0.001) + 1e-8)), inputs(_f(10, 4), _f(10, 4), _f(10, 4),
                                                                      lambda r: np.abs(r.standard_normal((10, 4))).astype(np.float32))),
+]
+PROGRAMS += [
+    Program("optimization_barrier", lambda x: lax.optimization_barrier((x * 2, x + 1))[0], inputs(_f(4))),
+    Program("grad_checkpoint", jax.grad(lambda x: jax.checkpoint(lambda y: jnp.sin(y) ** 2)(x).sum()),
+            inputs(_f(6))),
+    Program("cbrt_fmod_remainder", lambda x, y: (jnp.cbrt(x), jnp.fmod(x, y), jnp.remainder(x, y)),
+            inputs(_f(6), lambda r: (r.standard_normal(6) + 3).astype(np.float32))),
+    Program("variadic_reduce", lambda x, y: lax.reduce((x, y), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (0,)),
+            inputs(_f(4, 3), _f(4, 3))),
+    Program("vmap_matmul", jax.vmap(lambda a, b: a @ b), inputs(_f(3, 2, 4), _f(3, 4, 5))),
+    Program("softmax_f16", lambda x: jax.nn.softmax(x), inputs(lambda r: r.standard_normal((4, 10)).astype(np.float16)),
+            rtol=2e-3),
+    Program("large_constant", lambda x: x @ _WEIGHTS, inputs(_f(2, 300))),
 ]

@@ -14,8 +14,16 @@ import re
 
 from .._mlir import ir
 
-_IDENT_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.-#@%^!")
-_ALIAS_DEF = re.compile(r"^([ \t]*)#[\w.$-]*\s*=\s*loc\(", re.M)
+# Tokens that matter when removing locations: string literals and comments (skipped
+# whole, so a `loc(` inside them is left alone; a large hex constant is one string, so
+# the scan runs at regex speed), `loc(` not preceded by an identifier character, and
+# location alias definitions (`#loc3 = loc(...)`) at the start of a line.
+_TOKENS = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"'
+    r"|//[^\n]*"
+    r"|(?P<alias>^[ \t]*#[\w.$-]*[ \t]*=[ \t]*loc\()"
+    r"|(?P<loc>(?<![\w$.\-#@%^!])loc\()",
+    re.M)
 
 
 def _skip_string(text: str, i: int) -> int:
@@ -60,36 +68,20 @@ def _blank(chunk: str) -> str:
 def strip_locations(text: str) -> str:
     """`text` without `loc(...)` annotations or location aliases, lines kept in place."""
     out: list[str] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = _skip_string(text, i)
-            out.append(text[i:j])
-            i = j
+    pos = 0
+    for m in _TOKENS.finditer(text):
+        if m.start() < pos:  # inside a location already removed
             continue
-        if c == "/" and text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(text[i:j])
-            i = j
+        kind = m.lastgroup
+        if kind is None:  # a string or a comment: keep as is
             continue
-        if c == "#":
-            line_start = text.rfind("\n", 0, i) + 1
-            m = _ALIAS_DEF.match(text, line_start) if text[line_start:i].strip() == "" else None
-            if m:
-                j = _skip_parens(text, m.end() - 1)
-                out.append(_blank(text[i:j]))
-                i = j
-                continue
-        if c == "l" and text.startswith("loc(", i) and (i == 0 or text[i - 1] not in _IDENT_CHARS):
-            j = _skip_parens(text, i + 3)
-            out.append(_blank(text[i:j]))
-            i = j
-            continue
-        out.append(c)
-        i += 1
+        start = m.start("alias") if kind == "alias" else m.start()
+        start += len(m.group(kind)) - len(m.group(kind).lstrip(" \t"))
+        end = _skip_parens(text, m.end() - 1)
+        out.append(text[pos:start])
+        out.append(_blank(text[start:end]))
+        pos = end
+    out.append(text[pos:])
     return "".join(out)
 
 

@@ -18,6 +18,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-select-entry": "mlxc.passes.select_entry",
     "mlxc-upcast-low-precision-dots": "mlxc.passes.upcast_low_precision_dots",
     "mlxc-saturate-float-to-int": "mlxc.passes.saturate_float_to_int",
+    "mlxc-lower-extra-ops": "mlxc.passes.lower_extra_ops",
     "mlxc-mark-inputs-readonly": "mlxc.passes.mark_inputs_readonly",
     "mlxc-distinct-result-buffers": "mlxc.passes.distinct_result_buffers",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",

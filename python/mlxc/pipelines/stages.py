@@ -52,6 +52,8 @@ def linalg_stage() -> Stage:
              "bf16/f16 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
         Pass("mlxc-saturate-float-to-int", (), (),
              "float-to-integer converts clamp and send NaN to 0, as XLA does (upstream wraps)"),
+        Pass("mlxc-lower-extra-ops", (), (),
+             "mlxc's own lowerings (mlxc.lowerings) for the ops upstream leaves alone"),
         mlir_pass("stablehlo-legalize-to-linalg", "StableHLO ops to linalg/tensor/arith/math",
                   anchor="func.func"),
         mlir_pass("stablehlo-convert-to-signless",

@@ -1,0 +1,35 @@
+"""Lowerings for the StableHLO ops that `stablehlo-legalize-to-linalg` leaves alone.
+
+One registry keyed by op name, filled by one module per op family. A rule is a plain
+function `rule(op)` that rewrites `op` in place into ops the upstream legalization
+(or a later stage) handles: other StableHLO ops, scf, tensor, linalg. The pass
+`mlxc-lower-extra-ops` applies the rules before `stablehlo-legalize-to-linalg`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+# Op families, each a module of this package registering its rules on import.
+FAMILIES = ("misc",)
+
+RULES: dict[str, Callable] = {}
+
+
+def lowering(*op_names: str):
+    """Register the decorated function as the lowering of each op in `op_names`."""
+    def register(fn: Callable) -> Callable:
+        for name in op_names:
+            if name in RULES:
+                raise ValueError(f"two lowerings for {name}")
+            RULES[name] = fn
+        return fn
+    return register
+
+
+def rules() -> dict[str, Callable]:
+    """Every registered rule, importing all families on first use."""
+    for family in FAMILIES:
+        importlib.import_module(f"{__name__}.{family}")
+    return RULES

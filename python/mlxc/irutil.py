@@ -49,17 +49,6 @@ def function_type(func) -> ir.FunctionType:
     return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
 
 
-def element_type_str(t: ir.Type) -> str:
-    return str(t)
-
-
-def shaped(t: ir.Type) -> Optional[ir.ShapedType]:
-    try:
-        return ir.ShapedType(t)
-    except ValueError:
-        return None
-
-
 def is_tensor(t: ir.Type) -> bool:
     return isinstance(t, ir.RankedTensorType) or isinstance(t, ir.UnrankedTensorType)
 

@@ -47,7 +47,6 @@ def _looks_like_path(text: str) -> bool:
 def _raise_parse_error(err: "ir.MLIRError", name: str, what: str) -> None:
     diags = []
     for d in err.error_diagnostics:
-        loc = str(d.location)
         where = _plain_position(d.location, name)
         notes = [Diagnostic("note", _plain_position(n.location, name), n.message) for n in d.notes]
         diags.append(Diagnostic("error", where, d.message, notes))

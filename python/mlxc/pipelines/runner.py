@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 from .. import passes as python_passes
 from .. import settings
 from .._mlir import ir, passmanager
-from ..errors import CompileError, Diagnostic
+from ..errors import CompileError
 from .model import Pass, Stage, render, render_elements
 
 
@@ -89,7 +89,7 @@ def _repro_command(path: str, passes: Sequence[Pass]) -> str:
     return f"mlxc-opt {shlex.quote(path)} --pass-pipeline={shlex.quote(render(passes))}"
 
 
-def _localize(snapshot, passes: Sequence[Pass], stage_name: str):
+def _localize(snapshot, passes: Sequence[Pass]):
     """Rerun `passes` one by one on a copy of `snapshot` to find the failing one.
 
     Returns (failing pass, the IR just before it, the error it raised)."""
@@ -107,7 +107,7 @@ def _localize(snapshot, passes: Sequence[Pass], stage_name: str):
 def _save_repro(snapshot, passes: Sequence[Pass], stage_name: str) -> tuple[Optional[str], object]:
     """Save the input of the failing pass; returns (mlxc-opt command, the error seen)."""
     try:
-        failing, before, error = _localize(snapshot, passes, stage_name)
+        failing, before, error = _localize(snapshot, passes)
         chosen = [failing] if failing is not None else list(passes)
         directory = settings.get("repro_dir")
         os.makedirs(directory, exist_ok=True)
@@ -168,7 +168,3 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
                 snapshot.erase()
         if opts.dump_dir:
             dump(module, opts.dump_dir, first_index + offset, stage.name)
-
-
-def note(message: str) -> Diagnostic:
-    return Diagnostic("note", "<mlxc>", message)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import threading
 from typing import Optional
 
 from . import settings, targets
 from ._mlir import ir, new_context
+from .errors import DynamicShapeError
 from .frontend import source as frontend
-from .passes.select_entry import read_signature
+from .passes import record_signature, select_entry
+from .passes.specialize_arguments import specialize_values
 from .pipelines import runner
 from .pipelines.contracts import STAGE_ATTR
-from .pipelines.model import Pipeline
-from .runtime.executable import Executable
+from .pipelines.model import Pipeline, mlir_pass
+from .runtime.executable import Executable, check_count, coerce
 
 
 def pipeline(target: str = "cpu", entry: str = "main") -> Pipeline:
@@ -19,23 +23,16 @@ def pipeline(target: str = "cpu", entry: str = "main") -> Pipeline:
     return targets.get(target).pipeline(entry)
 
 
-def _resume_point(module, pipe: Pipeline, start_after: Optional[str]) -> Optional[str]:
-    recorded = None
-    if STAGE_ATTR in module.operation.attributes:
-        recorded = ir.StringAttr(module.operation.attributes[STAGE_ATTR]).value
-    if start_after is None:
-        return recorded
-    pipe.stage(start_after)  # a clear error for an unknown stage
-    return start_after
+def _recorded_stage(module) -> Optional[str]:
+    attrs = module.operation.attributes
+    return ir.StringAttr(attrs[STAGE_ATTR]).value if STAGE_ATTR in attrs else None
 
 
-def _lower(source, target: str, entry: str, name: Optional[str], start_after: Optional[str],
-           stop_after: Optional[str]):
-    tgt = targets.get(target)
+def _run(module, tgt, entry: str, start_after: Optional[str], stop_after: Optional[str]):
     pipe = tgt.pipeline(entry)
-    loaded = frontend.load(source, name=name)
-    module = loaded.module
-    start = _resume_point(module, pipe, start_after)
+    if start_after is not None:
+        pipe.stage(start_after)  # a clear error for an unknown stage
+    start = start_after or _recorded_stage(module)
     todo = pipe.slice(start, stop_after)
     dump_dir = settings.get("dump_dir")
     first = pipe.stage_names.index(todo.stages[0].name) + 1 if todo.stages else 0
@@ -43,29 +40,135 @@ def _lower(source, target: str, entry: str, name: Optional[str], start_after: Op
         runner.dump(module, dump_dir, 0, "input")
     runner.run_stages(module, todo.stages, first_index=first,
                       options=runner.RunOptions(dump_dir=dump_dir))
-    return tgt, module, pipe
+
+
+def _entry_signature(module, entry: str):
+    """The entry's signature as written (dimensions may be -1), without changing `module`."""
+    probe = module.operation.clone()
+    try:
+        select_entry.run(probe, entry)
+        record_signature.run(probe)
+        return record_signature.read_signature(probe)
+    finally:
+        probe.erase()
+
+
+def _is_dynamic(module, entry: str) -> bool:
+    if _recorded_stage(module) is not None:
+        return False
+    return not all(t.is_static for t in _entry_signature(module, entry).inputs)
 
 
 def compile(source, target: str = "cpu", entry: str = "main", *, name: Optional[str] = None,
-            start_after: Optional[str] = None, **options) -> Executable:
-    """Compile a StableHLO program for `target` and return a callable `Executable`.
+            start_after: Optional[str] = None, **options):
+    """Compile a StableHLO program for `target` and return a callable executable.
 
     `source` is MLIR text, MLIR bytecode, a StableHLO portable artifact, a path to
     one of these, or an MLIR module. A file dumped by MLXC_DUMP_DIR resumes after the
     stage it records; `start_after` names that stage explicitly. `name` is the file
-    name used in error messages. Raises `mlxc.CompileError`.
+    name used in error messages. A program with `?` dimensions is compiled for the
+    shapes it is called with, once per shape. Raises `mlxc.CompileError`.
     """
+    tgt = targets.get(target)
     ctx = new_context()
     with ctx, ir.Location.unknown():
-        tgt, module, pipe = _lower(source, target, entry, name, start_after, None)
-        signature = read_signature(module)
-        return tgt.build(module, signature, **options)
+        loaded = frontend.load(source, name=name)
+        module = loaded.module
+        if start_after is None and _is_dynamic(module, entry):
+            return SpecializingExecutable(module, tgt, entry, loaded.name, options)
+        _run(module, tgt, entry, start_after, None)
+        return tgt.build(module, record_signature.read_signature(module), **options)
 
 
 def lower(source, target: str = "cpu", entry: str = "main", *, stop_after: Optional[str] = None,
           start_after: Optional[str] = None, name: Optional[str] = None) -> str:
     """The IR of `source` after stage `stop_after` (default: the last), as text."""
+    tgt = targets.get(target)
     ctx = new_context()
     with ctx, ir.Location.unknown():
-        _, module, _ = _lower(source, target, entry, name, start_after, stop_after)
+        module = frontend.load(source, name=name).module
+        _run(module, tgt, entry, start_after, stop_after)
         return module.operation.get_asm()
+
+
+class SpecializingExecutable:
+    """A program with `?` dimensions: compiled on each call's shapes, cached per shape.
+
+    JAX passes dimension sizes as leading rank-0 integer arguments; when the shapes
+    alone leave a dimension unknown, the program is also specialised on the values
+    of its rank-0 integer arguments (and cached per value).
+    """
+
+    def __init__(self, module, target, entry: str, name: str, options: dict):
+        buf = io.BytesIO()
+        module.operation.write_bytecode(buf)
+        self._bytecode = buf.getvalue()
+        self._target = target
+        self._entry = entry
+        self._name = name
+        self._options = options
+        self.signature = _entry_signature(module, entry)
+        self._in_dtypes = [t.dtype for t in self.signature.inputs]
+        self._by_value: Optional[bool] = None  # learnt on the first compile
+        self._cache: dict = {}
+        self._lock = threading.Lock()
+
+    def _scalar_ints(self) -> list[int]:
+        return [i for i, t in enumerate(self.signature.inputs)
+                if not t.shape and t.dtype.kind in "iu"]
+
+    def _compile(self, arrays, by_value: bool) -> Executable:
+        ctx = new_context()
+        with ctx, ir.Location.unknown():
+            module = ir.Module.parse(self._bytecode)
+            types = [str(ir.RankedTensorType.get(a.shape, ir.Type.parse(spec.element_type)))
+                     for a, spec in zip(arrays, self.signature.inputs)]
+            runner.run_passes(module, [mlir_pass(
+                "stablehlo-refine-arguments", "the call's shapes", types=",".join(types))])
+            if by_value:
+                specialize_values(module, self._entry,
+                                  {i: int(arrays[i]) for i in self._scalar_ints()})
+            _run(module, self._target, self._entry, None, None)
+            return self._target.build(module, record_signature.read_signature(module), **self._options)
+
+    def specialization(self, *args) -> Executable:
+        """The executable for these arguments' shapes (compiled on first use)."""
+        return self._specialize(args)[0]
+
+    def _specialize(self, args):
+        check_count(self.signature, args)
+        arrays = [coerce(a, spec, i, dt) for i, (a, spec, dt)
+                  in enumerate(zip(args, self.signature.inputs, self._in_dtypes))]
+        shapes = tuple(a.shape for a in arrays)
+        with self._lock:
+            if self._by_value is not None:
+                key = (shapes, self._values(arrays) if self._by_value else ())
+                if key in self._cache:
+                    return self._cache[key], arrays
+            if self._by_value is None:
+                try:
+                    exe = self._compile(arrays, by_value=False)
+                    self._by_value = False
+                except DynamicShapeError:
+                    if not self._scalar_ints():
+                        raise
+                    exe = self._compile(arrays, by_value=True)
+                    self._by_value = True
+            else:
+                exe = self._compile(arrays, self._by_value)
+            self._cache[(shapes, self._values(arrays) if self._by_value else ())] = exe
+            return exe, arrays
+
+    def _values(self, arrays) -> tuple:
+        return tuple(int(arrays[i]) for i in self._scalar_ints())
+
+    def __call__(self, *args):
+        exe, arrays = self._specialize(args)
+        return exe(*arrays)
+
+    @property
+    def num_specializations(self) -> int:
+        return len(self._cache)
+
+    def __repr__(self) -> str:
+        return f"<mlxc.SpecializingExecutable {self.signature}>"

@@ -197,3 +197,7 @@ def op_summary(op, limit: int = 300) -> str:
         return op.name
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class DynamicShapeError(CompileError):
+    """A shape stayed dynamic after refinement (mlxc compiles static shapes only)."""

@@ -30,7 +30,7 @@ def printed_pipeline_round_trips():
     print("round trip ok")
 
 # CHECK-LABEL: TEST: printed_pipeline_round_trips
-# CHECK: builtin.module(vhlo-legalize-to-stablehlo,mlxc-select-entry{entry=main},func.func(stablehlo-legalize-composite-to-call),inline,symbol-dce,stablehlo-refine-shapes,mlxc-verify-stage{stage=import},
+# CHECK: builtin.module(vhlo-legalize-to-stablehlo,mlxc-select-entry{entry=main},func.func(stablehlo-legalize-composite-to-call),inline,symbol-dce,stablehlo-refine-shapes,func.func(stablehlo-canonicalize-dynamism),mlxc-record-signature,mlxc-verify-stage{stage=import},
 # CHECK-SAME: one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},mlxc-distinct-result-buffers,buffer-results-to-out-params{hoist-static-allocs modify-public-functions}
 # CHECK-SAME: mlxc-emit-entry-wrapper,mlxc-verify-stage{stage=llvm})
 # CHECK: round trip ok

@@ -9,10 +9,8 @@ function `rule(op)` that rewrites `op` in place into ops the upstream legalizati
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Callable
-
-# Op families, each a module of this package registering its rules on import.
-FAMILIES = ("misc",)
 
 RULES: dict[str, Callable] = {}
 
@@ -30,6 +28,7 @@ def lowering(*op_names: str):
 
 def rules() -> dict[str, Callable]:
     """Every registered rule, importing all families on first use."""
-    for family in FAMILIES:
-        importlib.import_module(f"{__name__}.{family}")
+    # Every module of this package is an op family that registers its rules on import.
+    for family in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{family.name}")
     return RULES

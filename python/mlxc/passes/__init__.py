@@ -16,6 +16,8 @@ from typing import Callable
 
 REGISTRY: dict[str, str] = {
     "mlxc-select-entry": "mlxc.passes.select_entry",
+    "mlxc-record-signature": "mlxc.passes.record_signature",
+    "mlxc-specialize-arguments": "mlxc.passes.specialize_arguments",
     "mlxc-upcast-low-precision-dots": "mlxc.passes.upcast_low_precision_dots",
     "mlxc-saturate-float-to-int": "mlxc.passes.saturate_float_to_int",
     "mlxc-lower-extra-ops": "mlxc.passes.lower_extra_ops",

@@ -24,6 +24,9 @@ _FLOAT_MAX = {"f16": float(np.finfo(np.float16).max), "bf16": float(ml_dtypes.fi
 def _splat(tensor_type: ir.RankedTensorType, element: ir.Type, value) -> ir.Value:
     t = ir.RankedTensorType.get(tensor_type.shape, element)
     if isinstance(element, ir.IntegerType):
+        width = ir.IntegerType(element).width
+        if value >= 2 ** (width - 1):  # the bindings take a signed 64-bit value: pass the bits
+            value -= 2 ** width
         attr = ir.IntegerAttr.get(element, value)
     else:
         attr = ir.FloatAttr.get(element, value)

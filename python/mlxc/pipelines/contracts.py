@@ -11,7 +11,7 @@ from typing import Callable
 
 from .. import irutil
 from .._mlir import ir
-from ..errors import CompileError
+from ..errors import CompileError, DynamicShapeError
 
 STAGE_ATTR = "mlxc.stage"
 
@@ -20,12 +20,12 @@ def _dialect(op) -> str:
     return op.name.split(".", 1)[0]
 
 
-def _fail(op, message: str, offenders: list) -> None:
+def _fail(op, message: str, offenders: list, error=CompileError) -> None:
     kinds = Counter(o.name for o in offenders)
     note = None
     if len(offenders) > 1:
         note = "all offending ops: " + ", ".join(f"{n} (x{c})" for n, c in kinds.most_common())
-    raise CompileError.at(op, message, note)
+    raise error.at(op, message, note)
 
 
 def _ops(module) -> list:
@@ -55,7 +55,7 @@ def stablehlo_only(module, stage: str) -> None:
     if dynamic:
         _fail(dynamic[0], f"after stage '{stage}': op '{dynamic[0].name}' has a dynamic shape "
                           f"({dynamic[0].results[0].type}) that shape refinement could not resolve",
-              dynamic)
+              dynamic, DynamicShapeError)
 
 
 def _outermost(ops: list) -> list:

@@ -160,8 +160,7 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
             if snapshot is not None:
                 command, _ = _save_repro(snapshot, stage.passes, stage.name)
             if isinstance(e, CompileError):
-                e.reproducer = e.reproducer or command
-                raise CompileError(e.summary, e.diagnostics, e.reproducer) from None
+                raise type(e)(e.summary, e.diagnostics, e.reproducer or command) from None
             raise CompileError.from_mlir(f"stage '{stage.name}' failed", e, command) from None
         finally:
             if snapshot is not None:

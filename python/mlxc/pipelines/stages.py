@@ -27,13 +27,18 @@ def import_stage(entry: str = "main") -> Stage:
         mlir_pass("vhlo-legalize-to-stablehlo",
                   "bytecode may carry versioned VHLO ops; make them StableHLO"),
         Pass("mlxc-select-entry", (("entry", entry),), (),
-             "make @entry the only public function and record its signature"),
+             "make @entry the only public function"),
         mlir_pass("stablehlo-legalize-composite-to-call",
                   "a stablehlo.composite (e.g. chlo.erf from jax.export) becomes a call to its "
                   "decomposition", anchor="func.func"),
         mlir_pass("inline", "JAX emits private helper functions; inline every call"),
         mlir_pass("symbol-dce", "drop the private functions nothing calls any more"),
         mlir_pass("stablehlo-refine-shapes", "propagate static shapes through the program"),
+        mlir_pass("stablehlo-canonicalize-dynamism",
+                  "dynamic ops whose shapes are now constants become their static forms",
+                  anchor="func.func"),
+        Pass("mlxc-record-signature", (), (),
+             "keep the entry's types and argument names for the runtime (mlxc.signature)"),
     ])
 
 

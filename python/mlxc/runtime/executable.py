@@ -23,7 +23,7 @@ from .signature import Signature, TensorSpec, describe_array
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # ml_dtypes floats are "V"
 
 
-def _coerce(value: Any, spec: TensorSpec, position: int, dtype: np.dtype) -> np.ndarray:
+def coerce(value: Any, spec: TensorSpec, position: int, dtype: np.dtype) -> np.ndarray:
     """`value` as a C-contiguous, aligned, native-order array matching `spec`, or raise."""
     where = f"argument {position} ('{spec.name}')"
     if isinstance(value, np.ndarray):
@@ -46,13 +46,22 @@ def _coerce(value: Any, spec: TensorSpec, position: int, dtype: np.dtype) -> np.
     if arr.dtype != dtype:
         raise TypeError(f"{where}: expected {spec.type_str()}, got {describe_array(arr)} "
                         f"(dtype {arr.dtype}, expected {dtype})")
-    if arr.shape != spec.shape:
-        raise ValueError(f"{where}: expected shape {spec.shape} ({spec.type_str()}), got "
+    if not spec.accepts_shape(arr.shape):
+        want = "(" + ", ".join("?" if d < 0 else str(d) for d in spec.shape) + \
+            ("," if len(spec.shape) == 1 else "") + ")"
+        raise ValueError(f"{where}: expected shape {want} ({spec.type_str()}), got "
                          f"{arr.shape} ({describe_array(arr)})")
     flags = arr.flags
     if not (flags.c_contiguous and flags.aligned) or not arr.dtype.isnative:
         arr = np.ascontiguousarray(arr, dtype=dtype.newbyteorder("="))
     return arr
+
+
+def check_count(sig: Signature, args: tuple) -> None:
+    if len(args) != len(sig.inputs):
+        expected = ", ".join(map(str, sig.inputs)) or "no arguments"
+        raise TypeError(f"{sig.entry}() takes {len(sig.inputs)} argument"
+                        f"{'s' if len(sig.inputs) != 1 else ''} ({expected}), got {len(args)}")
 
 
 class Executable:
@@ -83,12 +92,8 @@ class Executable:
 
     def __call__(self, *args: Any):
         sig = self.signature
-        if len(args) != len(sig.inputs):
-            expected = ", ".join(map(str, sig.inputs)) or "no arguments"
-            raise TypeError(f"{sig.entry}() takes {len(sig.inputs)} argument"
-                            f"{'s' if len(sig.inputs) != 1 else ''} ({expected}), "
-                            f"got {len(args)}")
-        arrays = [_coerce(a, spec, i, dt)
+        check_count(sig, args)
+        arrays = [coerce(a, spec, i, dt)
                   for i, (a, spec, dt) in enumerate(zip(args, sig.inputs, self._in_dtypes))]
         outputs = [np.empty(shape, dtype) for shape, dtype in self._out]
         buffers = self._buffers_type(*[a.ctypes.data for a in arrays],

@@ -26,10 +26,20 @@ class TensorSpec:
 
     @property
     def nbytes(self) -> int:
-        return math.prod(self.shape) * self.dtype.itemsize
+        return math.prod(max(d, 0) for d in self.shape) * self.dtype.itemsize
+
+    @property
+    def is_static(self) -> bool:
+        return all(d >= 0 for d in self.shape)
+
+    def accepts_shape(self, shape: tuple) -> bool:
+        """Whether an array of `shape` fits (a -1 dimension takes any size)."""
+        return len(shape) == len(self.shape) and all(
+            want < 0 or want == got for want, got in zip(self.shape, shape))
 
     def type_str(self) -> str:
-        return f"{dtypes.short_name(self.element_type)}[{','.join(map(str, self.shape))}]"
+        dims = ",".join("?" if d < 0 else str(d) for d in self.shape)
+        return f"{dtypes.short_name(self.element_type)}[{dims}]"
 
     def __str__(self) -> str:
         return f"{self.name}: {self.type_str()}"

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -97,6 +98,41 @@ def _settings(args) -> int:
     return 0
 
 
+def _conformance(args) -> int:
+    import json
+
+    from mlxc.conformance import runner, suites
+
+    if not os.path.isdir(os.path.join(args.dir, "interpret")) and \
+            not os.path.isdir(os.path.join(args.dir, "testdata")):
+        raise ValueError(f"{args.dir}: no interpret/ or testdata/ folder (expected the "
+                         "StableHLO conformance data, e.g. ../shared/conformance/stablehlo)")
+    cases = suites.discover(args.dir)
+    if args.suite:
+        wanted = set(args.suite.split(","))
+        cases = [c for c in cases if c.suite in wanted]
+    if args.filter:
+        cases = [c for c in cases if args.filter in c.id]
+    if args.sample:
+        cases = suites.sample(cases, args.sample)
+    done = [0]
+
+    def progress(result):
+        done[0] += 1
+        if not args.quiet and (done[0] % 100 == 0 or done[0] == len(cases)):
+            print(f"  {done[0]}/{len(cases)} cases", file=sys.stderr, flush=True)
+
+    start = time.perf_counter()
+    results = runner.run(cases, args.dir, jobs=args.jobs, timeout=args.timeout, progress=progress)
+    print(runner.report(cases, results, families=not args.no_families, failures=args.failures))
+    print(f"# {len(cases)} cases in {time.perf_counter() - start:.0f} s with {args.jobs} workers")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([r.to_json() for r in results], f, indent=1)
+    suites_tally, _ = runner.summarize(cases, results)
+    return 0 if all(t.passed == t.total for t in suites_tally.values()) else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mlxc", description="mlxc: a StableHLO compiler")
     sub = p.add_subparsers(dest="command", required=True)
@@ -117,6 +153,19 @@ def _parser() -> argparse.ArgumentParser:
     pipe.add_argument("--target", default="cpu")
     pipe.add_argument("--entry", default="main")
     pipe.set_defaults(func=_pipeline)
+
+    conf = sub.add_parser("conformance", help="run StableHLO's conformance suites")
+    conf.add_argument("dir", help="the suites' folder (holding interpret/ and testdata/)")
+    conf.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    conf.add_argument("--suite", help="comma-separated: interpret, testdata, dynamic, quantized")
+    conf.add_argument("--filter", help="only cases whose id contains this text")
+    conf.add_argument("--sample", type=int, help="a fixed, evenly spread sample of this many cases")
+    conf.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    conf.add_argument("--json", help="write every result to this JSON file")
+    conf.add_argument("--failures", type=int, default=50, help="list at most this many failures")
+    conf.add_argument("--no-families", action="store_true", help="only the per-suite table")
+    conf.add_argument("-q", "--quiet", action="store_true")
+    conf.set_defaults(func=_conformance)
 
     st = sub.add_parser("settings", help="print every MLXC_* setting")
     st.set_defaults(func=_settings)

@@ -10,11 +10,9 @@ User errors print `file:line:col: error: ...` and exit 1, never a traceback.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from typing import Optional
 
-SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,22 +37,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-debuginfo", action="store_true")
     p.add_argument("--mlir-print-op-generic", action="store_true")
     return p
-
-
-def _chunks(text: str, split: bool) -> list[tuple[str, int]]:
-    """(text, first line) pieces; padded with newlines so line numbers stay true."""
-    if not split:
-        return [(text, 1)]
-    out = []
-    start = 0
-    line = 1
-    for m in SPLIT_MARKER.finditer(text):
-        piece = text[start:m.start()]
-        out.append(("\n" * (line - 1) + piece, line))
-        line += piece.count("\n") + text[m.start():m.end()].count("\n")
-        start = m.end()
-    out.append(("\n" * (line - 1) + text[start:], line))
-    return out
 
 
 class _Collector:
@@ -174,7 +156,9 @@ def _main(args) -> int:
     outputs: list[str] = []
     ok = True
     problems: list[str] = []
-    for chunk, _first_line in _chunks(text, args.split_input_file):
+    from ..frontend.split import split_input
+
+    for chunk in (split_input(text) if args.split_input_file else [text]):
         diags: list = []
         try:
             ok &= _process(chunk, name, args, outputs, diags)

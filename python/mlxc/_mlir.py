@@ -31,7 +31,7 @@ def _register_passes_once() -> None:
 
 
 def new_context() -> ir.Context:
-    """A fresh context with the upstream and StableHLO dialects and passes.
+    """A fresh context with the upstream, StableHLO and CHLO dialects and passes.
 
     mlxc uses one context per compilation: contexts are not thread-safe and they keep
     every uniqued constant alive, so sharing one would leak memory across compiles.
@@ -39,7 +39,20 @@ def new_context() -> ir.Context:
     _register_passes_once()
     ctx = ir.Context()
     stablehlo.register_dialect(ctx)
+    _load_chlo(ctx)
     return ctx
+
+
+def _load_chlo(ctx: ir.Context) -> None:
+    # The bindings register no CHLO dialect for parsing, but the library holds it:
+    # stablehlo-complex-math-expander declares CHLO as a dependent dialect, so running
+    # it once on an empty module loads CHLO into the context. After that, text from
+    # `jax.jit(f).lower(x).as_text()` (chlo.erf, chlo.top_k, ...) parses, and
+    # chlo-legalize-to-stablehlo rewrites it.
+    with ctx, ir.Location.unknown():
+        empty = ir.Module.create()
+        passmanager.PassManager.parse(
+            "builtin.module(func.func(stablehlo-complex-math-expander))").run(empty.operation)
 
 
 def bindings_version() -> str:

@@ -55,6 +55,9 @@ def test_close_counts_units_in_the_last_place():
     assert checks.compare(checks.Check("close"), one, up3) is None
     assert checks.compare(checks.Check("close"), one, np.nextafter(up3, np.float32(2))) is not None
     assert checks.compare(checks.Check("close", max_ulp=0), one, up3) is not None
+    nans = np.array([np.nan, -np.nan], np.float32)
+    assert checks.compare(checks.Check("close"), nans, nans[::-1].copy()) is None
+    assert checks.compare(checks.Check("close"), nans, one.repeat(2)) is not None
     # Across zero the distances from zero add up; subnormals count as zero or one.
     tiny = np.array([np.finfo(np.float32).smallest_normal], np.float32)
     assert checks.ulp_difference(tiny, -tiny)[0] == 2

@@ -6,7 +6,7 @@ The semantics follow StableHLO's `check` dialect and the reference interpreter:
 - `almost_eq`: floats and complex parts within an absolute tolerance (default 1e-4);
   NaN matches NaN, infinities must agree; integers and booleans exact.
 - `close`: floats (complex: each part) within `max_ulp` units in the last place
-  (default 3), counted as StableHLO does: subnormals round to zero or the smallest
+  (default 3; NaN matches NaN), counted as StableHLO does: subnormals round to zero or the smallest
   normal, and values of opposite sign add their distances from zero.
 """
 
@@ -107,7 +107,9 @@ def compare(check: Check, actual: np.ndarray, expected: np.ndarray) -> Optional[
             bad |= np.where(nan_a | nan_e, nan_a != nan_e, np.where(inf, wa != we, far))
         else:
             ulps = ulp_difference(pa, pe)
-            bad |= (ulps > np.uint64(check.max_ulp)) | (ulps < np.uint64(check.min_ulp))
+            far = (ulps > np.uint64(check.max_ulp)) | (ulps < np.uint64(check.min_ulp))
+            # NaN payloads and signs carry no meaning: any NaN matches any NaN.
+            bad |= np.where(nan_a | nan_e, nan_a != nan_e, far)
     return _describe(bad, actual, expected) if bad.any() else None
 
 

@@ -46,6 +46,11 @@ def stablehlo_only(module, stage: str) -> None:
         if _dialect(op) == "vhlo":
             _fail(op, f"after stage '{stage}': VHLO op '{op.name}' was not upgraded to StableHLO; "
                       "the artifact may come from a newer StableHLO than mlxc's", bad)
+        if _dialect(op) == "chlo":
+            _fail(op, f"after stage '{stage}': CHLO op '{op.name}' has no StableHLO "
+                      "decomposition in mlxc; export the program with jax.export (which writes "
+                      "stablehlo.composite ops with their decompositions) instead of "
+                      "jax.jit(f).lower(...).as_text()", bad)
         _fail(op, f"after stage '{stage}': '{op.name}' is not a StableHLO op; mlxc takes "
                   "StableHLO programs (func, stablehlo ops)", bad)
     composites = [o for o in ops if o.name == "stablehlo.composite"]

@@ -32,6 +32,9 @@ def import_stage(entry: str = "main") -> Stage:
                   "a stablehlo.composite (e.g. chlo.erf from jax.export) becomes a call to its "
                   "decomposition", anchor="func.func"),
         mlir_pass("inline", "JAX emits private helper functions; inline every call"),
+        mlir_pass("chlo-legalize-to-stablehlo",
+                  "CHLO ops (jax.jit(...).lower().as_text() prints chlo.erf, chlo.top_k, ...) "
+                  "become StableHLO", anchor="func.func"),
         mlir_pass("symbol-dce", "drop the private functions nothing calls any more"),
         mlir_pass("stablehlo-refine-shapes", "propagate static shapes through the program"),
         mlir_pass("stablehlo-canonicalize-dynamism",

@@ -1,0 +1,59 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-lower-extra-ops)' | FileCheck %s
+
+// RFFT: the real input becomes complex<f64>, one dot with an 8x5 twiddle matrix
+// (angles from the exact k*n mod 8) keeps the 5 non-redundant entries, and the
+// result is rounded once to complex<f32>.
+// CHECK-LABEL: func.func @rfft
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>)
+// CHECK-NOT: stablehlo.fft
+// CHECK: %[[X64:.*]] = stablehlo.convert %[[X]] : (tensor<2x8xf32>) -> tensor<2x8xf64>
+// CHECK: %[[C:.*]] = stablehlo.complex %[[X64]], %{{.*}} : tensor<2x8xcomplex<f64>>
+// CHECK: %[[KN:.*]] = stablehlo.multiply %{{.*}}, %{{.*}} : tensor<8x5xi64>
+// CHECK: stablehlo.remainder %[[KN]], %{{.*}} : tensor<8x5xi64>
+// CHECK: stablehlo.constant dense<-0.78539816339744828> : tensor<8x5xf64>
+// CHECK: stablehlo.cosine
+// CHECK: stablehlo.sine
+// CHECK: %[[W:.*]] = stablehlo.complex {{.*}} : tensor<8x5xcomplex<f64>>
+// CHECK: %[[Y:.*]] = stablehlo.dot_general %[[C]], %[[W]], contracting_dims = [1] x [0]{{.*}} -> tensor<2x5xcomplex<f64>>
+// CHECK: %[[R:.*]] = stablehlo.convert %[[Y]] : (tensor<2x5xcomplex<f64>>) -> tensor<2x5xcomplex<f32>>
+// CHECK: return %[[R]]
+func.func @rfft(%x: tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = RFFT, length = [8] : (tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>>
+  return %0 : tensor<2x5xcomplex<f32>>
+}
+
+// -----
+
+// IRFFT over two dims: an inverse transform of the outer dim (scaled by 1/4, then
+// transposed back into place), then the Hermitian half of the inner dim, whose rows
+// k = 1 count twice, and the real part.
+// CHECK-LABEL: func.func @irfft
+// CHECK-SAME: (%[[X:.*]]: tensor<3x4x3xcomplex<f64>>)
+// CHECK: stablehlo.constant dense<1.5707963267948966> : tensor<4x4xf64>
+// CHECK: stablehlo.constant dense<2.500000e-01> : tensor<4x4xf64>
+// CHECK: %[[A:.*]] = stablehlo.dot_general %[[X]], %{{.*}}, contracting_dims = [1] x [0]{{.*}} -> tensor<3x3x4xcomplex<f64>>
+// CHECK: %[[T:.*]] = stablehlo.transpose %[[A]], dims = [0, 2, 1]
+// CHECK: stablehlo.constant dense<[2.500000e-01, 5.000000e-01, 2.500000e-01]> : tensor<3xf64>
+// CHECK: %[[B:.*]] = stablehlo.dot_general %[[T]], %{{.*}}, contracting_dims = [2] x [0]{{.*}} -> tensor<3x4x4xcomplex<f64>>
+// CHECK: %[[R:.*]] = stablehlo.real %[[B]] : (tensor<3x4x4xcomplex<f64>>) -> tensor<3x4x4xf64>
+// CHECK: return %[[R]]
+func.func @irfft(%x: tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64> {
+  %0 = stablehlo.fft %x, type = IRFFT, length = [4, 4] : (tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64>
+  return %0 : tensor<3x4x4xf64>
+}
+
+// -----
+
+// FFT and IFFT differ in the sign of the angle and the 1/N scale.
+// CHECK-LABEL: func.func @fft_ifft
+// CHECK: stablehlo.convert %{{.*}} : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f64>>
+// CHECK: stablehlo.constant dense<-1.0471975511965976> : tensor<6x6xf64>
+// CHECK: stablehlo.dot_general
+// CHECK: stablehlo.constant dense<1.0471975511965976> : tensor<6x6xf64>
+// CHECK: stablehlo.constant dense<0.16666666666666666> : tensor<6x6xf64>
+// CHECK: stablehlo.dot_general
+func.func @fft_ifft(%x: tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = FFT, length = [6] : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>>
+  %1 = stablehlo.fft %0, type = IFFT, length = [6] : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>>
+  return %1 : tensor<6xcomplex<f32>>
+}

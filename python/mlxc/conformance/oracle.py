@@ -49,7 +49,8 @@ def _to_attr(a: np.ndarray):
         if a.dtype.kind == "c":
             pairs = a.view(a.real.dtype).reshape(-1, 2)
             return ir.DenseElementsAttr.get(pairs, type=_element_type(a), shape=shape)
-        return ir.DenseElementsAttr.get(a, shape=shape)
+        # Unsigned arrays must come out as ui32 etc., not as signless integers.
+        return ir.DenseElementsAttr.get(a, signless=a.dtype.kind != "u", shape=shape)
     except Exception as e:
         raise OracleError(f"cannot pass a {a.dtype} array to the interpreter ({e})") from None
 
@@ -70,49 +71,60 @@ def interpret(text: str, inputs: list[np.ndarray], entry: str = "main") -> list[
                 if isinstance(r.type, ir.RankedTensorType) and not r.type.has_static_shape:
                     # The interpreter aborts the process on dynamic result types.
                     raise OracleError(f"{op.name} keeps a dynamic type {r.type}")
-        _return_bits(module, entry)
+        readers = _readable_results(module, entry)
         try:
             results = stablehlo.eval_module(module, [_to_attr(a) for a in inputs])
         except Exception as e:
             raise OracleError(str(e).splitlines()[0][:200]) from None
-        bits_of = _return_bits.last
-        out = []
-        for r in results:
-            attr = ir.DenseElementsAttr(r)
-            try:
-                arr = np.array(attr)
-                want = dtypes.to_numpy(str(ir.RankedTensorType(attr.type).element_type))
-                want = bits_of.get(len(out), want)
-            except Exception as e:
-                raise OracleError(f"cannot read the interpreter's result ({e})") from None
-            if arr.dtype != want and arr.dtype.itemsize == want.itemsize:
-                arr = arr.view(want)  # signless integers, or bits of f16/bf16
-            out.append(arr)
-        return out
+        try:
+            arrays = [np.array(ir.DenseElementsAttr(r)) for r in results]
+        except Exception as e:
+            raise OracleError(f"cannot read the interpreter's result ({e})") from None
+        return [read(arrays) for read in readers]
 
 
-def _return_bits(module, entry: str) -> None:
-    """Make the entry return f16/bf16 results as i16 bits: the bindings cannot read
-    those attributes back into numpy. Records {result index: numpy dtype}."""
+def _readable_results(module, entry: str) -> list:
+    """Rewrite the entry's results into types the bindings can turn into numpy arrays
+    (they cannot read f16, bf16 or complex attributes, and read integers as signless):
+    f16/bf16 are returned as i16 bits, complex values as their real part in place and
+    their imaginary part appended. Returns one reader per original result, each
+    taking the list of arrays read and giving back that result as numpy."""
     func = irutil.find_function(module, entry)
     ret = func.regions[0].blocks[0].operations[-1]
     ftype = irutil.function_type(func)
-    results = list(ftype.results)
-    bits_of = {}
-    for i, value in enumerate(list(ret.operands)):
+    values = list(ret.operands)
+    readers = []
+
+    def create(name, t, value):
+        with ir.InsertionPoint(ret), ret.location:
+            return ir.Operation.create(name, results=[t], operands=[value]).result
+
+    for i, value in enumerate(list(values)):
         t = ir.RankedTensorType(value.type)
         name = str(t.element_type)
+        want = dtypes.to_numpy(name)
         if name in ("bf16", "f16"):
-            bits = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(16))
-            with ir.InsertionPoint(ret), ret.location:
-                cast = ir.Operation.create("stablehlo.bitcast_convert", results=[bits],
-                                           operands=[value])
-            ret.operands[i] = cast.result
-            results[i] = bits
-            bits_of[i] = dtypes.to_numpy(name)
+            values[i] = create("stablehlo.bitcast_convert",
+                               ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(16)), value)
+            readers.append(lambda arrays, i=i, want=want: arrays[i].view(want))
+        elif isinstance(t.element_type, ir.ComplexType):
+            part = ir.RankedTensorType.get(t.shape, ir.ComplexType(t.element_type).element_type)
+            values[i] = create("stablehlo.real", part, value)
+            values.append(create("stablehlo.imag", part, value))
+            j = len(values) - 1
+            readers.append(lambda arrays, i=i, j=j, want=want:
+                           (arrays[i] + 1j * arrays[j]).astype(want))
+        else:
+            # Signless integers come back signed: view them as the declared type.
+            readers.append(lambda arrays, i=i, want=want: arrays[i].view(want)
+                           if arrays[i].dtype != want and arrays[i].dtype.itemsize == want.itemsize
+                           else arrays[i])
+    with ir.InsertionPoint(ret), ret.location:
+        ir.Operation.create("func.return", operands=values)
+    ret.erase()
     func.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get(list(ftype.inputs), results))
-    _return_bits.last = bits_of
+        ir.FunctionType.get(list(ftype.inputs), [v.type for v in values]))
+    return readers
 
 
 def _element_type(a: np.ndarray) -> ir.Type:

@@ -1,0 +1,89 @@
+"""mlxc-precise-expm1-log1p: expm1 and log1p to full precision.
+
+`convert-math-to-llvm` lowers math.expm1 to exp(x) - 1 and math.log1p to
+log(1 + x), which lose every digit near zero (expm1(1e-8) comes out as 0), while
+XLA and numpy are accurate there. We rewrite both with the classic corrections that
+need only an accurate exp and log:
+
+    expm1(x) = (u - 1) * x / log(u),  u = exp(x)   (x itself when u == 1)
+    log1p(x) = log(u) * x / (u - 1),  u = 1 + x    (x itself when u == 1)
+
+with the infinities and -1 handled apart. Works on scalars and vectors of any float
+type; runs after math-extend-to-supported-types, so f16/bf16 arrive as f32.
+"""
+
+from __future__ import annotations
+
+from .. import irutil
+from .._mlir import ir
+from . import PythonPass
+
+# arith.cmpf predicates (arith::CmpFPredicate).
+_OEQ = 1
+
+
+class _Arith:
+    def __init__(self, t: ir.Type):
+        self.t = t
+        element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+        self.element = element
+        i1 = ir.IntegerType.get_signless(1)
+        self.i1 = ir.VectorType.get(ir.VectorType(t).shape, i1) if isinstance(t, ir.VectorType) else i1
+
+    def const(self, value: float):
+        scalar = ir.FloatAttr.get(self.element, value)
+        attr = ir.DenseElementsAttr.get_splat(self.t, scalar) if isinstance(self.t, ir.VectorType) else scalar
+        return ir.Operation.create("arith.constant", results=[self.t], attributes={"value": attr}).result
+
+    def op(self, name: str, *operands):
+        return ir.Operation.create(name, results=[self.t], operands=list(operands)).result
+
+    def eq(self, a, b):
+        pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _OEQ)
+        return ir.Operation.create("arith.cmpf", results=[self.i1], operands=[a, b],
+                                   attributes={"predicate": pred}).result
+
+    def select(self, cond, a, b):
+        return ir.Operation.create("arith.select", results=[self.t], operands=[cond, a, b]).result
+
+
+def _expm1(m: _Arith, x):
+    u = m.op("math.exp", x)
+    um1 = m.op("arith.subf", u, m.const(1.0))
+    corrected = m.op("arith.divf", m.op("arith.mulf", um1, x), m.op("math.log", u))
+    inf = m.const(float("inf"))
+    minus_one = m.const(-1.0)
+    value = m.select(m.eq(u, inf), inf, corrected)
+    value = m.select(m.eq(um1, minus_one), minus_one, value)
+    return m.select(m.eq(u, m.const(1.0)), x, value)
+
+
+def _log1p(m: _Arith, x):
+    u = m.op("arith.addf", x, m.const(1.0))
+    corrected = m.op("arith.divf", m.op("arith.mulf", m.op("math.log", u), x),
+                     m.op("arith.subf", u, m.const(1.0)))
+    inf = m.const(float("inf"))
+    value = m.select(m.eq(u, inf), inf, corrected)
+    value = m.select(m.eq(u, m.const(0.0)), m.op("math.log", u), value)  # log1p(-1) = -inf
+    return m.select(m.eq(u, m.const(1.0)), x, value)
+
+
+_REWRITES = {"math.expm1": _expm1, "math.log1p": _log1p}
+
+
+def run(module) -> None:
+    for op in irutil.walk(module):
+        rewrite = _REWRITES.get(op.name)
+        if rewrite is None:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            value = rewrite(_Arith(op.result.type), op.operands[0])
+        op.result.replace_all_uses_with(value)
+        op.erase()
+
+
+PASS = PythonPass(
+    argument="mlxc-precise-expm1-log1p",
+    summary="Rewrite math.expm1 and math.log1p with exp/log and corrections exact near zero",
+    run=run,
+)

@@ -12,7 +12,8 @@ __version__ = "0.1.0"
 from . import settings
 from .errors import CompileError, Diagnostic
 from .runtime import Executable, Signature, TensorSpec
+from .runtime.cuda import devices
 from .compiler import compile, lower, pipeline
 
 __all__ = ["compile", "lower", "pipeline", "CompileError", "Diagnostic", "Executable",
-           "Signature", "TensorSpec", "settings", "__version__"]
+           "Signature", "TensorSpec", "devices", "settings", "__version__"]

@@ -25,6 +25,11 @@ REGISTRY: dict[str, str] = {
     "mlxc-distinct-result-buffers": "mlxc.passes.distinct_result_buffers",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
+    # The cuda target's passes live with the target.
+    "mlxc-gpu-copies-to-loops": "mlxc.targets.cuda.passes.copies_to_loops",
+    "mlxc-gpu-wrap-sequential": "mlxc.targets.cuda.passes.wrap_sequential",
+    "mlxc-gpu-sink-into-loops": "mlxc.targets.cuda.passes.sink_into_loops",
+    "mlxc-gpu-map-loops": "mlxc.targets.cuda.passes.map_loops",
 }
 
 

@@ -1,0 +1,1 @@
+"""The CUDA target's Python passes (registered in mlxc.passes.REGISTRY)."""

@@ -10,10 +10,24 @@ stop_after="linalg")` returns the IR at any stage; MLXC_DUMP_DIR dumps every sta
 __version__ = "0.1.0"
 
 from . import settings
-from .errors import CompileError, Diagnostic
-from .runtime import Executable, Signature, TensorSpec
+from .runtime import ArtifactError, Executable, Signature, TensorSpec, load
 from .runtime.cuda import devices
-from .compiler import compile, lower, pipeline
 
-__all__ = ["compile", "lower", "pipeline", "CompileError", "Diagnostic", "Executable",
-           "Signature", "TensorSpec", "devices", "settings", "__version__"]
+# The compiler (and with it the MLIR bindings) is imported on first use, so that
+# `mlxc.load` runs artifacts where only numpy and ml_dtypes are installed.
+_COMPILER = {"compile": "compiler", "lower": "compiler", "pipeline": "compiler",
+             "CompileError": "errors", "Diagnostic": "errors"}
+
+
+def __getattr__(name: str):
+    if name in _COMPILER:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_COMPILER[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'mlxc' has no attribute '{name}'")
+
+
+__all__ = ["compile", "lower", "pipeline", "load", "CompileError", "Diagnostic", "ArtifactError",
+           "Executable", "Signature", "TensorSpec", "devices", "settings", "__version__"]

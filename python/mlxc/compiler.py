@@ -6,7 +6,7 @@ import io
 import threading
 from typing import Optional
 
-from . import settings, targets
+from . import cache, settings, targets
 from ._mlir import ir, new_context
 from .errors import DynamicShapeError
 from .frontend import source as frontend
@@ -70,6 +70,10 @@ def compile(source, target: str = "cpu", entry: str = "main", *, name: Optional[
     shapes it is called with, once per shape. Raises `mlxc.CompileError`.
     """
     tgt = targets.get(target)
+    key = cache.key(source, target, entry, start_after, options)
+    cached = cache.lookup(key)
+    if cached is not None:
+        return cached
     ctx = new_context()
     with ctx, ir.Location.unknown():
         loaded = frontend.load(source, name=name)
@@ -77,7 +81,9 @@ def compile(source, target: str = "cpu", entry: str = "main", *, name: Optional[
         if start_after is None and _is_dynamic(module, entry):
             return SpecializingExecutable(module, tgt, entry, loaded.name, options)
         _run(module, tgt, entry, start_after, None)
-        return tgt.build(module, record_signature.read_signature(module), **options)
+        exe = tgt.build(module, record_signature.read_signature(module), **options)
+    cache.store(key, exe)
+    return exe
 
 
 def lower(source, target: str = "cpu", entry: str = "main", *, stop_after: Optional[str] = None,
@@ -165,6 +171,11 @@ class SpecializingExecutable:
     def __call__(self, *args):
         exe, arrays = self._specialize(args)
         return exe(*arrays)
+
+    def save(self, path) -> None:
+        raise TypeError(f"{self.signature} has '?' dimensions: an artifact has one shape per "
+                        "argument; save the executable for the shapes you need: "
+                        "exe.specialization(*args).save(path)")
 
     @property
     def num_specializations(self) -> int:

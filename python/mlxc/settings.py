@@ -26,6 +26,17 @@ def _path(raw: str, env: str) -> str:
     return os.path.expanduser(raw)
 
 
+def _user_cache_dir() -> str:
+    # The platform's per-user cache folder: XDG on Linux, ~/Library/Caches on macOS.
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+    elif os.uname().sysname == "Darwin":
+        base = os.path.expanduser("~/Library/Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return os.path.join(base, "mlxc")
+
+
 def _bool(raw: str, env: str) -> bool:
     low = raw.strip().lower()
     if low in ("1", "true", "yes", "on"):
@@ -72,6 +83,10 @@ _ALL = [
             "check the contract that ends each pipeline stage"),
     Setting("runtime_library", "MLXC_RUNTIME_LIBRARY", _path, None,
             "use this native runtime library instead of the installed one"),
+    Setting("cache", "MLXC_CACHE", _bool, True,
+            "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
+    Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),
+            "where the compile cache lives"),
 ]
 
 SETTINGS: dict[str, Setting] = {s.name: s for s in _ALL}

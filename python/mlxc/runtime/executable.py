@@ -13,6 +13,7 @@ executable may be called from several threads at once.
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -68,10 +69,13 @@ class Executable:
     """Call with one array per input; returns an array, or a tuple for several results."""
 
     def __init__(self, signature: Signature, address: int, *, packed: bool,
-                 keepalive: Any = None, stats: Optional[dict] = None):
+                 keepalive: Any = None, stats: Optional[dict] = None,
+                 saver: Optional[Callable[[str], None]] = None, manifest: Optional[dict] = None):
         self.signature = signature
         self._keepalive = keepalive  # the JIT engine or loaded library owning the code
         self._stats = dict(stats or {})
+        self._saver = saver  # writes this program as an artifact (see runtime/artifact.py)
+        self.manifest = manifest  # an artifact's manifest when loaded from one
         self._in_dtypes = [t.dtype for t in signature.inputs]
         self._out = [(t.shape, t.dtype) for t in signature.outputs]
         self._nbuf = len(signature.inputs) + len(signature.outputs)
@@ -102,6 +106,14 @@ class Executable:
         if len(outputs) == 1:
             return outputs[0]
         return tuple(outputs)
+
+    def save(self, path) -> None:
+        """Write this program as an artifact: one shared library that `mlxc.load(path)`
+        opens, and C programs call, where the compiler is not installed."""
+        if self._saver is None:
+            raise TypeError("this executable cannot be saved: it was not made by mlxc.compile "
+                            "or mlxc.load")
+        self._saver(os.fspath(path))
 
     def memory_stats(self) -> dict:
         """Sizes in bytes known at compile time: arguments, results, constants, temporaries."""

@@ -3,6 +3,7 @@
     mlxc run model.mlir --random            compile, run on random inputs, print outputs
     mlxc run model.mlir --inputs x.npz      ... on inputs from an .npz file
     mlxc run model.mlir --random --bench    ... and time compile and run
+    mlxc compile model.mlir -o model.so     an artifact for mlxc.load and C (+ model.h)
     mlxc pipeline [--target cpu]            the stages, passes and reasons
     mlxc settings                           every MLXC_* setting and its value
 """
@@ -83,6 +84,27 @@ def _run(args) -> int:
     return 0
 
 
+def _compile(args) -> int:
+    import mlxc
+
+    out = args.output
+    options = {"target_triple": args.target_triple} if args.target_triple else {}
+    if args.target_triple and not out.endswith(".o"):
+        raise ValueError(f"{out}: compiling for {args.target_triple} writes an object file; "
+                         "name it NAME.o and link it with that target's C compiler")
+    exe = mlxc.compile(args.file, target=args.target, entry=args.entry, **options)
+    exe.save(out)  # a program with '?' dimensions raises the reason here
+    from mlxc.targets.cpu import link
+
+    header = args.header or os.path.splitext(out)[0] + ".h"
+    manifest = exe.manifest if getattr(exe, "manifest", None) else mlxc.load(out).manifest
+    with open(header, "w") as f:
+        f.write(link.c_header(manifest, os.path.basename(out)))
+    print(f"# {exe.signature}")
+    print(f"wrote {out} ({os.path.getsize(out)} bytes) and {header}")
+    return 0
+
+
 def _pipeline(args) -> int:
     import mlxc
 
@@ -148,6 +170,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--bench", action="store_true", help="also time compile and run")
     run.add_argument("--bench-seconds", type=float, default=1.0)
     run.set_defaults(func=_run)
+
+    comp = sub.add_parser("compile", help="compile a program into an artifact and a C header")
+    comp.add_argument("file", help=".mlir text, MLIR bytecode or a StableHLO artifact")
+    comp.add_argument("-o", "--output", required=True,
+                      help="the artifact: NAME.so (for this machine) or NAME.o (--target-triple)")
+    comp.add_argument("--header", help="the C header to write (default: NAME.h beside the output)")
+    comp.add_argument("--target-triple", help="compile for another CPU, e.g. aarch64-linux-gnu "
+                      "(writes an object file; needs llvmlite)")
+    comp.add_argument("--entry", default="main")
+    comp.add_argument("--target", default="cpu")
+    comp.set_defaults(func=_compile)
 
     pipe = sub.add_parser("pipeline", help="print a target's pipeline")
     pipe.add_argument("--target", default="cpu")

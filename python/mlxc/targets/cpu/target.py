@@ -1,13 +1,52 @@
-"""Code generation for the CPU: the LLVM dialect JIT-compiled by MLIR's ExecutionEngine."""
+"""Code generation for the CPU: the LLVM dialect JIT-compiled by MLIR's ExecutionEngine,
+or, with `target_triple=`, an object file for another CPU (see objects.py)."""
 
 from __future__ import annotations
 
+import os
+
 from ... import settings
-from ..._mlir import execution_engine
+from ..._mlir import execution_engine, translate_module_to_llvmir
 from ...errors import CompileError, Diagnostic
 from ...runtime import native
 from ...runtime.executable import Executable
+from . import link, objects
 from .pipeline import cpu_pipeline
+
+
+class ObjectCode:
+    """A program compiled for another CPU: an object file to save and link there.
+
+    The object defines the artifact ABI's three functions (runtime/mlxc_artifact.h);
+    link it with mlxc's runtime sources (runtime/*.c) by the target's C compiler.
+    """
+
+    def __init__(self, signature, data: bytes, manifest: dict):
+        self.signature = signature
+        self.object = data
+        self.manifest = manifest
+
+    @property
+    def triple(self) -> str:
+        return self.manifest["target"]["triple"]
+
+    def save(self, path) -> None:
+        path = os.fspath(path)
+        if path.endswith((".so", ".dylib", ".dll")):
+            raise ValueError(f"{path}: a program compiled for {self.triple} is saved as an object "
+                             "file (.o); link it into a library with that target's C compiler")
+        with open(path, "wb") as f:
+            f.write(self.object)
+
+    def c_header(self, library: str) -> str:
+        return link.c_header(self.manifest, library)
+
+    def __call__(self, *args):
+        raise TypeError(f"this program was compiled for {self.triple} and cannot run here; "
+                        "save() the object file and link it on that machine")
+
+    def __repr__(self) -> str:
+        return f"<mlxc.ObjectCode {self.triple} {self.signature}>"
 
 
 class CpuTarget:
@@ -16,13 +55,20 @@ class CpuTarget:
     def pipeline(self, entry: str = "main"):
         return cpu_pipeline(entry)
 
-    def build(self, module, signature, **options) -> Executable:
+    def build(self, module, signature, **options):
         opt_level = options.get("opt_level", settings.get("opt_level"))
+        stats = {"argument_bytes": sum(t.nbytes for t in signature.inputs),
+                 "result_bytes": sum(t.nbytes for t in signature.outputs)}
+        triple = options.get("target_triple")
+        if triple:
+            return self._cross(module, signature, triple, opt_level, stats)
         runtime_lib = native.library_path()
         native.load()  # fail early, with the install hint, if the library is missing
         try:
+            # PIC and a kept object file: `save()` links the very code the JIT runs.
             engine = execution_engine.ExecutionEngine(module, opt_level=opt_level,
-                                                      shared_libs=[runtime_lib])
+                                                      shared_libs=[runtime_lib],
+                                                      enable_object_dump=True, enable_pic=True)
             # raw_lookup finds the JIT's packed wrapper `_mlir_mlxc_entry`; it also
             # forces code generation now rather than at the first call.
             address = engine.raw_lookup("mlxc_entry")
@@ -32,9 +78,20 @@ class CpuTarget:
         if not address:
             raise CompileError("LLVM code generation failed",
                                [Diagnostic("error", "<llvm>", "no mlxc_entry symbol after JIT")])
-        stats = {"argument_bytes": sum(t.nbytes for t in signature.inputs),
-                 "result_bytes": sum(t.nbytes for t in signature.outputs)}
-        return Executable(signature, address, packed=True, keepalive=engine, stats=stats)
+
+        def save(path: str) -> None:
+            man = link.manifest(signature, stats, link.host_target())
+            link.write_shared_library(path, objects.engine_object(engine), man, opt_level)
+
+        return Executable(signature, address, packed=True, keepalive=engine, stats=stats,
+                          saver=save)
+
+    def _cross(self, module, signature, triple: str, opt_level: int, stats: dict) -> ObjectCode:
+        arch = objects.check_triple(triple)
+        man = link.manifest(signature, stats, {"arch": arch, "triple": triple, "cpu": "generic",
+                                               "cpu_flags": []})
+        llvm_ir = str(translate_module_to_llvmir(module.operation)) + link.manifest_llvm_ir(man)
+        return ObjectCode(signature, objects.cross_object(llvm_ir, triple, opt_level), man)
 
 
 TARGET = CpuTarget()

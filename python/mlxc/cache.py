@@ -1,0 +1,174 @@
+"""The persistent compile cache: a compiled program kept on disk as an artifact.
+
+The key is a SHA-256 of everything that decides the machine code: the source bytes,
+the entry, the target and its options, every setting that can change code, this
+machine's CPU (model and feature flags), and the versions of mlxc (its version and
+a fingerprint of its own files, so an edited checkout never reuses stale code) and
+of the MLIR bindings. A hit is one `mlxc.load` of the artifact: a few milliseconds.
+
+An entry is `<dir>/v1/<key[:2]>/<key>.json`, naming the artifact beside it
+(`<key>-<checksum>.so`) with its size and SHA-256. Both are written to temporary
+files and renamed into place, the library first, so concurrent writers leave a
+complete entry; a reader checks the library against its checksum before loading
+it, so a truncated or corrupted entry is rebuilt, never loaded. Programs with `?` dimensions, MLIR module objects and
+compiles that dump IR are not cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import warnings
+from typing import Optional
+
+from . import __version__, settings
+from .runtime import artifact
+from .runtime.executable import Executable
+
+FORMAT = "v1"
+# Settings that do not change the code a compile produces.
+_NOT_IN_KEY = {"dump_dir", "repro_dir", "cache", "cache_dir", "runtime_library", "check_contracts"}
+
+_lock = threading.Lock()
+_fingerprint: Optional[str] = None
+_warned = False
+
+
+def _mlxc_fingerprint() -> str:
+    """mlxc's version and the names, sizes and modification times of its files."""
+    global _fingerprint
+    with _lock:
+        if _fingerprint is None:
+            from ._mlir import bindings_version
+            from .targets.cpu import link
+
+            h = hashlib.sha256(f"mlxc {__version__}\n{bindings_version()}\n".encode())
+            roots = [os.path.dirname(os.path.abspath(__file__))]
+            try:
+                roots.append(link.runtime_source_dir())
+            except Exception:  # noqa: BLE001 - no sources: nothing to fingerprint there
+                pass
+            for root in roots:
+                for folder, dirs, files in os.walk(root):
+                    dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                    for name in sorted(files):
+                        if name.endswith((".py", ".c", ".h", ".so", ".mlir")):
+                            st = os.stat(os.path.join(folder, name))
+                            h.update(f"{os.path.relpath(os.path.join(folder, name), root)} "
+                                     f"{st.st_size} {st.st_mtime_ns}\n".encode())
+            _fingerprint = h.hexdigest()
+        return _fingerprint
+
+
+def _source_bytes(source) -> Optional[bytes]:
+    # A file, its bytes and its text make the same program: one key for all three.
+    from .frontend.source import _looks_like_path
+
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+        try:
+            with open(os.fspath(source), "rb") as f:
+                return f.read()
+        except OSError:
+            return None  # the compile reports the missing file
+    if isinstance(source, str):
+        return source.encode("utf-8", "surrogatepass")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    return None  # an ir.Module: its bytes would cost as much as a compile
+
+
+def key(source, target: str, entry: str, start_after: Optional[str], options: dict) -> Optional[str]:
+    """The cache key of a compile, or None when it is not cached."""
+    if not settings.get("cache") or settings.get("dump_dir") or options.get("target_triple"):
+        return None
+    data = _source_bytes(source)
+    if data is None:
+        return None
+    model, flags = artifact.host_cpu()
+    knobs = {name: repr(settings.get(name)) for name in settings.SETTINGS if name not in _NOT_IN_KEY}
+    header = json.dumps({"format": FORMAT, "target": target, "entry": entry,
+                         "start_after": start_after, "options": repr(sorted(options.items())),
+                         "settings": knobs, "arch": artifact.host_arch(), "cpu": model,
+                         "cpu_flags": sorted(flags), "mlxc": _mlxc_fingerprint()}, sort_keys=True)
+    h = hashlib.sha256(header.encode())
+    h.update(b"\0")
+    h.update(data)
+    return h.hexdigest()
+
+
+def _folder(k: str) -> str:
+    return os.path.join(settings.get("cache_dir"), FORMAT, k[:2])
+
+
+def lookup(k: Optional[str]) -> Optional[Executable]:
+    """The cached executable for key `k`, or None (a miss, or an entry that fails its check)."""
+    if k is None:
+        return None
+    folder = _folder(k)
+    try:
+        with open(os.path.join(folder, k + ".json")) as f:
+            want = json.load(f)
+        name = want["library"]
+        if os.path.basename(name) != name or not name.startswith(k):
+            return None
+        lib = os.path.join(folder, name)
+        with open(lib, "rb") as f:
+            data = f.read()
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if len(data) != want.get("size") or hashlib.sha256(data).hexdigest() != want.get("sha256"):
+        return None  # truncated or corrupted: compile again and rewrite
+    try:
+        return artifact.load(lib)
+    except (artifact.ArtifactError, OSError):
+        return None
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def store(k: Optional[str], exe) -> None:
+    """Keep `exe` under key `k`. A failure (no C compiler, a read-only disk) only warns."""
+    global _warned
+    if k is None or not isinstance(exe, Executable):
+        return
+    folder = _folder(k)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=folder)
+        os.close(fd)
+        try:
+            exe.save(tmp)
+            with open(tmp, "rb+") as f:
+                data = f.read()
+                os.fsync(f.fileno())
+            digest = hashlib.sha256(data).hexdigest()
+            # The library's name holds its checksum: a name only ever holds those bytes,
+            # so concurrent writers never leave a description of another file.
+            name = f"{k}-{digest[:16]}.so"
+            os.replace(tmp, os.path.join(folder, name))
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        _atomic_write(os.path.join(folder, k + ".json"), json.dumps({
+            "library": name, "size": len(data), "sha256": digest,
+            "signature": str(exe.signature)}).encode())
+    except Exception as e:  # noqa: BLE001 - the cache must never fail a compile
+        if not _warned:
+            _warned = True
+            warnings.warn(f"mlxc: not caching compiled programs in {settings.get('cache_dir')}: {e} "
+                          "(MLXC_CACHE=0 turns the cache off)", RuntimeWarning, stacklevel=3)

@@ -152,3 +152,92 @@ def test_strided_copy_uses_runtime_memref_copy():
     expected[:, 2:3] = col
     np.testing.assert_array_equal(exe(x, col, np.int32(2)), expected)
     np.testing.assert_array_equal(x, np.arange(20, dtype=np.float32).reshape(4, 5))
+
+
+NARROW_INTS = {"i2": ml_dtypes.int2, "ui2": ml_dtypes.uint2, "i4": ml_dtypes.int4,
+               "ui4": ml_dtypes.uint4}
+
+
+@pytest.mark.parametrize("name", list(NARROW_INTS))
+def test_narrow_integers(name):
+    # One element per byte in and out; arithmetic wraps at the type's width.
+    dtype = NARROW_INTS[name]
+    info = ml_dtypes.iinfo(dtype)
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<3x4x{name}>, %b: tensor<3x4x{name}>) -> (tensor<3x4x{name}>, tensor<3x4x{name}>, tensor<3x4xi1>, tensor<3x4xi32>) {{
+      %0 = stablehlo.add %a, %b : tensor<3x4x{name}>
+      %1 = stablehlo.multiply %a, %b : tensor<3x4x{name}>
+      %2 = stablehlo.compare LT, %a, %b : (tensor<3x4x{name}>, tensor<3x4x{name}>) -> tensor<3x4xi1>
+      %3 = stablehlo.convert %a : (tensor<3x4x{name}>) -> tensor<3x4xi32>
+      return %0, %1, %2, %3 : tensor<3x4x{name}>, tensor<3x4x{name}>, tensor<3x4xi1>, tensor<3x4xi32>
+    }}""")
+    assert exe.signature.inputs[0].dtype == np.dtype(dtype)
+    rng = np.random.default_rng(0)
+    wa = rng.integers(int(info.min), int(info.max), (3, 4), endpoint=True)
+    wb = rng.integers(int(info.min), int(info.max), (3, 4), endpoint=True)
+    a, b = wa.astype(dtype), wb.astype(dtype)
+    add, mul, lt, wide = exe(a, b)
+    span = int(info.max) - int(info.min) + 1
+
+    def wrap(v):
+        return ((v - int(info.min)) % span + int(info.min)).astype(np.int64)
+
+    assert add.dtype == np.dtype(dtype) and add.shape == (3, 4)
+    np.testing.assert_array_equal(add.astype(np.int64), wrap(wa + wb))
+    np.testing.assert_array_equal(mul.astype(np.int64), wrap(wa * wb))
+    np.testing.assert_array_equal(lt, wa < wb)
+    np.testing.assert_array_equal(wide, wa.astype(np.int32))
+
+
+SMALL_FLOATS = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
+                "f8E4M3": ml_dtypes.float8_e4m3, "f8E3M4": ml_dtypes.float8_e3m4,
+                "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
+                "f8E8M0FNU": ml_dtypes.float8_e8m0fnu, "f6E2M3FN": ml_dtypes.float6_e2m3fn,
+                "f6E3M2FN": ml_dtypes.float6_e3m2fn, "f4E2M1FN": ml_dtypes.float4_e2m1fn}
+
+
+@pytest.mark.parametrize("name", list(SMALL_FLOATS))
+def test_small_float_inputs_and_outputs(name):
+    # Data movement and constants keep every bit (arithmetic on these types is not
+    # supported yet: see the README).
+    dtype = SMALL_FLOATS[name]
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<2x3x{name}>) -> (tensor<3x2x{name}>, tensor<2x{name}>) {{
+      %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3x{name}>) -> tensor<3x2x{name}>
+      %1 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2x{name}>
+      return %0, %1 : tensor<3x2x{name}>, tensor<2x{name}>
+    }}""")
+    assert exe.signature.inputs[0].dtype == np.dtype(dtype)
+    a = np.array([[0.5, 1, 2], [4, 0.25, 8]], np.float32).astype(dtype)
+    t, c = exe(a)
+    assert t.dtype == np.dtype(dtype) and c.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(t.view(np.uint8), a.T.view(np.uint8))
+    np.testing.assert_array_equal(c.astype(np.float32), [1.0, 2.0])
+
+
+def test_bool_add_is_or():
+    # The spec's add on i1 is logical OR, also when the folder computes it.
+    src = """
+    func.func @main(%a: tensor<4xi1>, %b: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>) {
+      %c = stablehlo.constant dense<[false, false, true, true]> : tensor<4xi1>
+      %d = stablehlo.constant dense<[false, true, false, true]> : tensor<4xi1>
+      %0 = stablehlo.add %a, %b : tensor<4xi1>
+      %1 = stablehlo.add %c, %d : tensor<4xi1>
+      return %0, %1 : tensor<4xi1>, tensor<4xi1>
+    }"""
+    a, b = np.array([0, 0, 1, 1], bool), np.array([0, 1, 0, 1], bool)
+    run, folded = mlxc.compile(src)(a, b)
+    np.testing.assert_array_equal(run, a | b)
+    np.testing.assert_array_equal(folded, a | b)
+
+
+def test_zero_size_with_inner_zero_dimension():
+    exe = mlxc.compile("""
+    func.func @main(%a: tensor<2x0x3xf32>, %b: tensor<2x0x3xi4>) -> (tensor<2x0x3xf32>, tensor<3x0x2xi4>) {
+      %0 = stablehlo.add %a, %a : tensor<2x0x3xf32>
+      %1 = stablehlo.transpose %b, dims = [2, 1, 0] : (tensor<2x0x3xi4>) -> tensor<3x0x2xi4>
+      return %0, %1 : tensor<2x0x3xf32>, tensor<3x0x2xi4>
+    }""")
+    x, y = exe(np.zeros((2, 0, 3), np.float32), np.zeros((2, 0, 3), ml_dtypes.int4))
+    assert x.shape == (2, 0, 3) and x.dtype == np.float32
+    assert y.shape == (3, 0, 2) and y.dtype == np.dtype(ml_dtypes.int4)

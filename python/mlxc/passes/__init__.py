@@ -23,6 +23,8 @@ REGISTRY: dict[str, str] = {
     "mlxc-lower-extra-ops": "mlxc.passes.lower_extra_ops",
     "mlxc-mark-inputs-readonly": "mlxc.passes.mark_inputs_readonly",
     "mlxc-distinct-result-buffers": "mlxc.passes.distinct_result_buffers",
+    "mlxc-empty-buffer-arguments": "mlxc.passes.empty_buffer_arguments",
+    "mlxc-bool-add-to-or": "mlxc.passes.bool_add_to_or",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     # The cuda target's passes live with the target.

@@ -36,6 +36,8 @@ def import_stage(entry: str = "main") -> Stage:
                   "CHLO ops (jax.jit(...).lower().as_text() prints chlo.erf, chlo.top_k, ...) "
                   "become StableHLO", anchor="func.func"),
         mlir_pass("symbol-dce", "drop the private functions nothing calls any more"),
+        Pass("mlxc-bool-add-to-or", (), (),
+             "add on i1 is OR in the spec; the constant folders from here on compute XOR"),
         mlir_pass("stablehlo-refine-shapes", "propagate static shapes through the program"),
         mlir_pass("stablehlo-canonicalize-dynamism",
                   "dynamic ops whose shapes are now constants become their static forms",

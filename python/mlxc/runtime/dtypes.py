@@ -24,6 +24,16 @@ _TO_NUMPY: dict[str, np.dtype] = {
     "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
     "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
     "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
+    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+    "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
+    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
+    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+    # One element per byte, the low bits holding the value: how ml_dtypes stores
+    # them and how LLVM lays out memref<...xi4> (an i4 occupies one byte).
+    "i2": np.dtype(ml_dtypes.int2), "si2": np.dtype(ml_dtypes.int2), "ui2": np.dtype(ml_dtypes.uint2),
+    "i4": np.dtype(ml_dtypes.int4), "si4": np.dtype(ml_dtypes.int4), "ui4": np.dtype(ml_dtypes.uint4),
 }
 
 _SHORT = {

@@ -15,6 +15,9 @@ def lower_stage():
                   "subview/reshape metadata as plain arithmetic (emits affine.apply)"),
         mlir_pass("lower-affine", "affine loops and maps to scf and arith"),
         mlir_pass("convert-scf-to-cf", "structured control flow to branches"),
+        mlir_pass("convert-complex-to-standard",
+                  "complex math as arith/math on (re, im); before the f32 extension below",
+                  anchor="func.func"),
         mlir_pass("math-extend-to-supported-types",
                   "math functions on bf16/f16 are computed in f32", anchor="func.func",
                   target_type="f32"),
@@ -29,7 +32,12 @@ def lower_stage():
 
 def llvm_stage():
     return stage("llvm", "the LLVM dialect, with the mlxc_entry(void **buffers) wrapper", [
+        Pass("mlxc-empty-buffer-arguments", (), (),
+             "zero-size memref arguments as memref<0xT>: the bare-pointer call lowering "
+             "below rejects shapes like 2x0x3"),
         mlir_pass("finalize-memref-to-llvm", "memrefs to pointers; alloc/dealloc to malloc/free"),
+        mlir_pass("convert-complex-to-llvm",
+                  "complex values as {re, im} structs, numpy's complex64/complex128 layout"),
         mlir_pass("convert-math-to-llvm", "math ops with LLVM intrinsics"),
         mlir_pass("convert-math-to-libm", "the remaining math ops become libm calls"),
         mlir_pass("convert-arith-to-llvm", "scalar arithmetic"),

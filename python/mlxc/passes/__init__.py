@@ -25,6 +25,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-distinct-result-buffers": "mlxc.passes.distinct_result_buffers",
     "mlxc-empty-buffer-arguments": "mlxc.passes.empty_buffer_arguments",
     "mlxc-bool-add-to-or": "mlxc.passes.bool_add_to_or",
+    "mlxc-complex-mul-fma": "mlxc.passes.complex_mul_fma",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     # The cuda target's passes live with the target.

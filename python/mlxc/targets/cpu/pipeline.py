@@ -15,6 +15,8 @@ def lower_stage():
                   "subview/reshape metadata as plain arithmetic (emits affine.apply)"),
         mlir_pass("lower-affine", "affine loops and maps to scf and arith"),
         mlir_pass("convert-scf-to-cf", "structured control flow to branches"),
+        Pass("mlxc-complex-mul-fma", (), (),
+             "complex products with XLA's fused multiply-adds; before the lowering below"),
         mlir_pass("convert-complex-to-standard",
                   "complex math as arith/math on (re, im); before the f32 extension below",
                   anchor="func.func"),

@@ -8,7 +8,7 @@ from .. import irutil
 from .._mlir import ir, new_context, stablehlo
 from ..passes.specialize_arguments import specialize_values
 from ..pipelines import runner
-from ..pipelines.model import mlir_pass
+from ..pipelines.model import Pass, mlir_pass
 from ..runtime import dtypes
 
 
@@ -17,16 +17,20 @@ class OracleError(Exception):
 
 
 def inputs_for(signature, size: int, seed: int) -> list[np.ndarray]:
-    """Random inputs for `signature` with every `?` set to `size`; rank-0 integer
-    arguments (JAX's dimension sizes) are `size` too."""
+    """Random inputs for `signature` with every `?` set to `size`. JAX passes the
+    dimension sizes first, as rank-0 integers: those are `size` too; a rank-0 integer
+    after them is data (an index, say) and gets 0, valid for any size."""
     rng = np.random.default_rng(seed)
     dynamic = any(not t.is_static for t in signature.inputs)
     out = []
+    leading = True
     for spec in signature.inputs:
         shape = tuple(size if d < 0 else d for d in spec.shape)
         dt = spec.dtype
-        if dynamic and not shape and dt.kind in "iu":
-            out.append(np.array(size, dtype=dt))
+        scalar_int = not shape and dt.kind in "iu"
+        leading = leading and scalar_int
+        if dynamic and scalar_int:
+            out.append(np.array(size if leading else 0, dtype=dt))
         elif dt == np.bool_:
             out.append(rng.random(shape) < 0.5)
         elif dt.kind in "iu":
@@ -64,8 +68,13 @@ def interpret(text: str, inputs: list[np.ndarray], entry: str = "main") -> list[
         values = {i: int(a) for i, a in enumerate(inputs) if a.ndim == 0 and a.dtype.kind in "iu"}
         runner.run_passes(module, [mlir_pass("stablehlo-refine-arguments", "", types=",".join(types))])
         specialize_values(module, entry, values)
-        runner.run_passes(module, [mlir_pass("inline", ""), mlir_pass("stablehlo-refine-shapes", ""),
-                                   mlir_pass("stablehlo-canonicalize-dynamism", "", anchor="func.func")])
+        # Folding can turn computed slice bounds into constants that make the next
+        # round of refinement static, so refine twice around a simplification.
+        refine = [mlir_pass("stablehlo-refine-shapes", ""),
+                  mlir_pass("stablehlo-canonicalize-dynamism", "", anchor="func.func")]
+        runner.run_passes(module, [mlir_pass("inline", "")] + refine + [
+            mlir_pass("stablehlo-aggressive-simplification", "", anchor="func.func")] + refine +
+            [Pass("mlxc-static-real-dynamic-slice", (), (), "")])
         for op in irutil.walk(module):
             for r in op.results:
                 if isinstance(r.type, ir.RankedTensorType) and not r.type.has_static_shape:

@@ -11,6 +11,8 @@ import threading
 from torch_mlir import execution_engine, ir, passmanager  # noqa: F401
 from torch_mlir._mlir_libs import _stablehlo as stablehlo  # noqa: F401
 from torch_mlir.dialects import llvm as _llvm_dialect
+# Op builders for the lowerings that emit structured control flow (mlxc.lowerings).
+from torch_mlir.dialects import arith, scf, tensor  # noqa: F401
 
 # `stablehlo-aggressive-simplification` is only registered once this extension is
 # loaded; importing it here makes the pass available to every pipeline we parse.

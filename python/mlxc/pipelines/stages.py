@@ -88,7 +88,9 @@ def bufferize_stage() -> Stage:
              "never write into the caller's input arrays"),
         mlir_pass("eliminate-empty-tensors",
                   "let tensor.empty destinations reuse the buffer they are inserted into"),
-        mlir_pass("one-shot-bufferize", "tensors to memrefs, in place where it is safe",
+        mlir_pass("one-shot-bufferize", "tensors to memrefs, in place where it is safe; a loop "
+                  "may carry a value computed out of place (copied into a new buffer)",
+                  allow_return_allocs_from_loops=True,
                   bufferize_function_boundaries=True,
                   function_boundary_type_conversion="identity-layout-map"),
         Pass("mlxc-distinct-result-buffers", (), (),

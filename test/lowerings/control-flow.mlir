@@ -1,0 +1,149 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-lower-extra-ops)' | FileCheck %s
+
+// while: the condition region becomes scf.while's before region (the predicate
+// extracted from its rank-0 tensor), the body its after region. A value the body
+// computes is bound for its carried buffer when it is a scalar; ui32 stays as it is
+// until the signless conversion after legalization.
+// CHECK-LABEL: func.func @while_loop
+// CHECK-SAME: (%[[N:.*]]: tensor<i64>, %[[X:.*]]: tensor<4xui32>)
+// CHECK: %[[ZERO:.*]] = stablehlo.constant dense<0>
+// CHECK: %[[ONE:.*]] = stablehlo.constant dense<1>
+// CHECK: %[[W:.*]]:2 = scf.while (%[[I:.*]] = %[[ZERO]], %[[ACC:.*]] = %[[X]]) : (tensor<i64>, tensor<4xui32>) -> (tensor<i64>, tensor<4xui32>) {
+// CHECK:   %[[C:.*]] = stablehlo.compare LT, %[[I]], %[[N]]
+// CHECK:   %[[P:.*]] = tensor.extract %[[C]][] : tensor<i1>
+// CHECK:   scf.condition(%[[P]]) %[[I]], %[[ACC]] : tensor<i64>, tensor<4xui32>
+// CHECK: } do {
+// CHECK: ^bb0(%[[I2:.*]]: tensor<i64>, %[[ACC2:.*]]: tensor<4xui32>):
+// CHECK:   %[[A:.*]] = stablehlo.add %[[ACC2]], %[[ACC2]] : tensor<4xui32>
+// CHECK:   %[[NI:.*]] = stablehlo.add %[[I2]], %[[ONE]] : tensor<i64>
+// CHECK:   %[[Y0:.*]] = bufferization.materialize_in_destination %[[NI]] in %[[I2]]
+// CHECK-NOT: materialize_in_destination
+// CHECK:   scf.yield %[[Y0]], %[[A]] : tensor<i64>, tensor<4xui32>
+// CHECK: return %[[W]]#0, %[[W]]#1
+// CHECK-NOT: stablehlo.while
+func.func @while_loop(%n: tensor<i64>, %x: tensor<4xui32>) -> (tensor<i64>, tensor<4xui32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %r0, %r1 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i64>, tensor<4xui32>
+  cond {
+    %c = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %a = stablehlo.add %acc, %acc : tensor<4xui32>
+    %ni = stablehlo.add %i, %one : tensor<i64>
+    stablehlo.return %ni, %a : tensor<i64>, tensor<4xui32>
+  }
+  return %r0, %r1 : tensor<i64>, tensor<4xui32>
+}
+
+// -----
+
+// Values that may already live in a carried buffer, or whose buffer is read after the
+// yield, are yielded as they are: here the carried values swap places.
+// CHECK-LABEL: func.func @while_swap
+// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK: } do {
+// CHECK: ^bb0(%[[A:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>):
+// CHECK-NOT: materialize_in_destination
+// CHECK: scf.yield %[[B]], %[[A]]
+func.func @while_swap(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  %r0, %r1 = stablehlo.while(%x = %a, %y = %b) : tensor<3xf32>, tensor<3xf32>
+  cond {
+    %t = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    stablehlo.return %y, %x : tensor<3xf32>, tensor<3xf32>
+  }
+  return %r0 : tensor<3xf32>
+}
+
+// -----
+
+// if: scf.if on the extracted predicate, both branches moved over.
+// CHECK-LABEL: func.func @if_else
+// CHECK-SAME: (%[[P:.*]]: tensor<i1>, %[[X:.*]]: tensor<2xf32>)
+// CHECK: %[[B:.*]] = tensor.extract %[[P]][] : tensor<i1>
+// CHECK: %[[R:.*]] = scf.if %[[B]] -> (tensor<2xf32>) {
+// CHECK:   %[[S:.*]] = stablehlo.add %[[X]], %[[X]]
+// CHECK:   scf.yield %[[S]]
+// CHECK: } else {
+// CHECK:   scf.yield %[[X]]
+// CHECK: return %[[R]]
+func.func @if_else(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %0 = stablehlo.add %x, %x : tensor<2xf32>
+    stablehlo.return %0 : tensor<2xf32>
+  }, {
+    stablehlo.return %x : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// case: scf.index_switch whose default is the last branch, so an index outside
+// [0, 3) takes it, as the spec says.
+// CHECK-LABEL: func.func @case3
+// CHECK-SAME: (%[[K:.*]]: tensor<i32>, %[[X:.*]]: tensor<2xf32>)
+// CHECK: %[[E:.*]] = tensor.extract %[[K]][] : tensor<i32>
+// CHECK: %[[I:.*]] = arith.index_cast %[[E]] : i32 to index
+// CHECK: %[[R:.*]] = scf.index_switch %[[I]] -> tensor<2xf32>
+// CHECK: case 0 {
+// CHECK:   stablehlo.add
+// CHECK: case 1 {
+// CHECK:   stablehlo.multiply
+// CHECK: default {
+// CHECK:   stablehlo.negate
+// CHECK: return %[[R]]
+func.func @case3(%k: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.case"(%k) ({
+    %0 = stablehlo.add %x, %x : tensor<2xf32>
+    stablehlo.return %0 : tensor<2xf32>
+  }, {
+    %0 = stablehlo.multiply %x, %x : tensor<2xf32>
+    stablehlo.return %0 : tensor<2xf32>
+  }, {
+    %0 = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %0 : tensor<2xf32>
+  }) : (tensor<i32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// A single branch is the switch's default, with no case.
+// CHECK-LABEL: func.func @case1
+// CHECK: scf.index_switch
+// CHECK-NOT: case
+// CHECK: default {
+func.func @case1(%k: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.case"(%k) ({
+    stablehlo.return %x : tensor<2xf32>
+  }) : (tensor<i32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// Nested regions are rewritten inside out: the inner while sits in the outer body.
+// CHECK-LABEL: func.func @nested
+// CHECK: scf.while
+// CHECK: } do {
+// CHECK: scf.if
+// CHECK-NOT: stablehlo.while
+// CHECK-NOT: stablehlo.if
+func.func @nested(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
+  %r = stablehlo.while(%v = %x) : tensor<f32>
+  cond {
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %s = "stablehlo.if"(%p) ({
+      %0 = stablehlo.add %v, %v : tensor<f32>
+      stablehlo.return %0 : tensor<f32>
+    }, {
+      stablehlo.return %v : tensor<f32>
+    }) : (tensor<i1>) -> tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }
+  return %r : tensor<f32>
+}

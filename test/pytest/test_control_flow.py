@@ -1,0 +1,151 @@
+"""stablehlo.while / if / case (lax.while_loop, fori_loop, scan, cond, switch) against JAX."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+import mlxc
+from helpers import assert_matches, export_program
+
+
+def _check(fn, *args, rtol=1e-5, x64=False):
+    text, artifact, expected = export_program(fn, *args, x64=x64)
+    exe = mlxc.compile(artifact)
+    assert_matches(exe(*args), expected, rtol)
+    return exe, expected
+
+
+def test_while_loop_newton_sqrt():
+    def f(x):
+        def cond(c):
+            y, i = c
+            return (i < 50) & (jnp.max(jnp.abs(y * y - x)) > 1e-6)
+
+        def body(c):
+            y, i = c
+            return 0.5 * (y + x / y), i + 1
+
+        return lax.while_loop(cond, body, (x, jnp.int32(0)))
+
+    _check(f, np.linspace(1, 100, 16, dtype=np.float32))
+
+
+def test_fori_loop_dynamic_trip_count():
+    def f(x, n):
+        return lax.fori_loop(0, n, lambda i, acc: acc * 1.5 + i.astype(jnp.float32), x)
+
+    exe, _ = _check(f, np.ones((3, 4), np.float32), np.int32(5))
+    # Other trip counts through the same executable, zero included.
+    for n in (0, 1, 9):
+        expected = np.asarray(jax.jit(f)(np.ones((3, 4), np.float32), np.int32(n)))
+        np.testing.assert_allclose(exe(np.ones((3, 4), np.float32), np.int32(n)), expected, rtol=1e-6)
+
+
+def test_scan_rnn_step():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((8, 8)).astype(np.float32) * 0.3
+    u = rng.standard_normal((5, 8)).astype(np.float32) * 0.3
+    xs = rng.standard_normal((12, 5)).astype(np.float32)
+    h0 = np.zeros(8, np.float32)
+
+    def f(h0, xs, w, u):
+        def step(h, x):
+            h = jnp.tanh(h @ w + x @ u)
+            return h, h.sum()
+
+        return lax.scan(step, h0, xs)
+
+    _check(f, h0, xs, w, u)
+
+
+def test_nested_loops():
+    def f(x):
+        def outer(i, acc):
+            return lax.fori_loop(0, i + 1, lambda j, a: a + (i * j).astype(a.dtype), acc)
+
+        return lax.fori_loop(0, 4, outer, x)
+
+    _check(f, np.zeros((2, 3), np.float32))
+
+
+def test_loop_carrying_several_dtypes():
+    def f(a, b, c, d):
+        def body(i, s):
+            a, b, c, d = s
+            return a * np.uint32(3) + np.uint32(7), b ^ (b << 1), c + 0.25, ~d
+
+        return lax.fori_loop(0, 7, body, (a, b, c, d))
+
+    a = np.array([1, 2, 0xFFFFFFFF, 12345], np.uint32)
+    b = np.array([[1, -2], [3, 4]], np.int8)
+    c = np.arange(6, dtype=np.float64).reshape(2, 3)
+    d = np.array([True, False, True])
+    args = (a, b, c, d)
+    copies = [x.copy() for x in args]
+    _check(f, *args, x64=True)
+    for x, y in zip(args, copies):  # the caller's arrays are never written
+        np.testing.assert_array_equal(x, y)
+
+
+def test_while_loop_unsigned_counter():
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < np.uint8(200), lambda c: (c[0] + np.uint8(60), c[1] * 2), (x, 1))
+
+    _check(f, np.uint8(10))
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_cond(pred):
+    def f(p, x, y):
+        return lax.cond(p, lambda: (x @ y, jnp.sum(x)), lambda: (x @ y.T.T * 2, jnp.max(x)))
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    y = np.arange(8, dtype=np.float32).reshape(4, 2)
+    _check(f, np.bool_(pred), x, y)
+
+
+@pytest.mark.parametrize("index", [-3, 0, 1, 2, 7])
+def test_switch_clamps_index(index):
+    def f(i, x):
+        return lax.switch(i, [lambda x: x + 1, lambda x: jnp.sin(x), lambda x: x * x], x)
+
+    _check(f, np.int32(index), np.linspace(-1, 1, 10, dtype=np.float32))
+
+
+def test_cond_inside_loop():
+    def f(x):
+        def body(i, acc):
+            return lax.cond(i % 2 == 0, lambda a: a + i, lambda a: a * 2, acc)
+
+        return lax.fori_loop(0, 6, body, x)
+
+    _check(f, np.array([1, 2, 3], np.int32))
+
+
+CASE_OUT_OF_RANGE = """
+func.func @main(%i: tensor<i32>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %r = "stablehlo.case"(%i) ({
+    %0 = stablehlo.add %x, %x : tensor<3xf32>
+    stablehlo.return %0 : tensor<3xf32>
+  }, {
+    %0 = stablehlo.multiply %x, %x : tensor<3xf32>
+    stablehlo.return %0 : tensor<3xf32>
+  }, {
+    %0 = stablehlo.negate %x : tensor<3xf32>
+    stablehlo.return %0 : tensor<3xf32>
+  }) : (tensor<i32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+"""
+
+
+def test_case_out_of_range_index_takes_last_branch():
+    # JAX clamps before stablehlo.case; the op itself sends any index outside
+    # [0, branches) to the last branch.
+    exe = mlxc.compile(CASE_OUT_OF_RANGE)
+    x = np.array([1, 2, 3], np.float32)
+    expected = {0: x + x, 1: x * x, 2: -x}
+    for i in (-1, 0, 1, 2, 3, 2**31 - 1, -2**31):
+        np.testing.assert_array_equal(exe(np.int32(i), x), expected.get(i, -x))

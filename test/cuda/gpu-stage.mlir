@@ -1,6 +1,6 @@
 // The cuda target's `gpu` stage: each linalg op becomes a kernel on a 1-D grid of
-// 256-thread blocks, a whole-array reduction a one-thread kernel, and the host
-// function only allocates and launches.
+// up to 256-thread blocks, a whole-array reduction a tree of partial reductions, and
+// the host function only allocates and launches.
 // RUN: mlxc-opt %s --mlxc-pipeline=cuda --mlxc-stop-after=gpu | FileCheck %s
 
 // CHECK-LABEL: func.func @main
@@ -9,9 +9,16 @@
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK: gpu.launch_func @[[FILL:main_kernel[_0-9]*]]::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[SUM]] : memref<f32>)
-// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[X]] : memref<1000x3xf32>, %[[SUM]] : memref<f32>)
-// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C4]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]])
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[SUM]] : memref<f32>)
+// CHECK: %[[P:.*]] = memref.alloc() : memref<25xf32>
+// The whole-array sum: 25 partial sums (mlxc-gpu-split-reductions), then their sum.
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[P]] : memref<25xf32>)
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[X]] : memref<1000x3xf32>, %[[P]] : memref<25xf32>)
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[P]] : memref<25xf32>, %[[SUM]] : memref<f32>)
+// CHECK: memref.dealloc %[[P]]
+// One thread per row sum: 4 blocks of 256.
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C4]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[ROWS]] : memref<1000xf32>)
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C4]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[X]] : memref<1000x3xf32>, %[[ROWS]] : memref<1000xf32>)
 // CHECK-NOT: memref.load
 // CHECK-NOT: linalg.
 // CHECK: return

@@ -42,24 +42,45 @@ def test_corpus_compiles_to_ptxas_clean_ptx(program):
             assert f"Compiling entry function '{step[1]}'" in report
 
 
+# A plain CPU lowering of the mapped loops (scf.parallel runs as ordinary loops), kept
+# here rather than borrowed from the cpu target so that its tuning cannot change it.
+_CPU_LOWERING = [
+    ("expand-strided-metadata", {}, ()), ("lower-affine", {}, ()), ("convert-scf-to-cf", {}, ()),
+    ("math-extend-to-supported-types", {"target_type": "f32"}, "func.func"),
+    ("arith-emulate-unsupported-floats", {"source_types": "bf16,f16", "target_type": "f32"},
+     "func.func"),
+    ("arith-expand", {"include_bf16": True}, "func.func"),
+    ("finalize-memref-to-llvm", {}, ()), ("convert-math-to-llvm", {}, ()),
+    ("convert-math-to-libm", {}, ()), ("convert-arith-to-llvm", {}, ()),
+    ("convert-cf-to-llvm", {}, ()),
+    ("convert-func-to-llvm", {"use_bare_ptr_memref_call_conv": True}, ()),
+    ("convert-index-to-llvm", {}, ()), ("reconcile-unrealized-casts", {}, ()),
+]
+
+
 def _mapped_on_cpu(text: str, threads: int):
     """The program through the gpu mapping passes, then lowered and run on the CPU."""
-    from mlxc._mlir import ir, new_context
+    from mlxc._mlir import execution_engine, ir, new_context
     from mlxc.frontend import source
     from mlxc.passes import record_signature
     from mlxc.pipelines import runner
-    from mlxc.pipelines.model import Stage
+    from mlxc.pipelines.model import Pass, Stage, mlir_pass
     from mlxc.pipelines.stages import common_stages
-    from mlxc.targets.cpu import TARGET as CPU
-    from mlxc.targets.cpu.pipeline import llvm_stage, lower_stage
+    from mlxc.runtime import native
+    from mlxc.runtime.executable import Executable
     from mlxc.targets.cuda.pipeline import mapping_passes
 
-    stages = common_stages() + [Stage("map", tuple(mapping_passes(threads))), lower_stage(),
-                                llvm_stage()]
+    lowering = [mlir_pass(name, "", anchor=anchor, **opts) for name, opts, anchor in _CPU_LOWERING]
+    lowering.append(Pass("mlxc-emit-entry-wrapper"))
+    stages = common_stages() + [Stage("map", tuple(mapping_passes(threads))),
+                                Stage("cpu", tuple(lowering))]
     with new_context(), ir.Location.unknown():
         module = source.load(text).module
         runner.run_stages(module, stages)
-        return CPU.build(module, record_signature.read_signature(module))
+        signature = record_signature.read_signature(module)
+        engine = execution_engine.ExecutionEngine(module, opt_level=1,
+                                                  shared_libs=[native.library_path()])
+        return Executable(signature, engine.raw_lookup("mlxc_entry"), packed=True, keepalive=engine)
 
 
 def test_corpus_mapping_matches_jax_on_cpu(program):

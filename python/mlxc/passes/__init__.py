@@ -29,6 +29,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     # The cuda target's passes live with the target.
+    "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",
     "mlxc-gpu-copies-to-loops": "mlxc.targets.cuda.passes.copies_to_loops",
     "mlxc-gpu-wrap-sequential": "mlxc.targets.cuda.passes.wrap_sequential",
     "mlxc-gpu-sink-into-loops": "mlxc.targets.cuda.passes.sink_into_loops",

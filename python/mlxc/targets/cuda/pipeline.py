@@ -23,6 +23,8 @@ def mapping_passes(threads: int = THREADS_PER_BLOCK) -> list[Pass]:
     The result still runs on the CPU (scf.parallel lowers to plain loops there), which
     is how test_cuda.py checks the mapping's numbers on machines without a GPU."""
     return [
+        Pass("mlxc-gpu-split-reductions", (), (),
+             "reductions to few outputs become trees of partial reductions: many threads"),
         Pass("mlxc-gpu-copies-to-loops", (), (),
              "buffer copies run on the device, as loops like any other"),
         mlir_pass("convert-linalg-to-parallel-loops",

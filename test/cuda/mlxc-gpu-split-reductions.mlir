@@ -1,0 +1,64 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-gpu-split-reductions)' | FileCheck %s
+
+// A max over 65536 elements: 2048 partial maxima of 32 elements each (element
+// q * 2048 + s to partial s), initialised with -inf, then 2048 -> 64, then 64 -> 1
+// into the output, which keeps its initial value.
+// CHECK-LABEL: func.func @max_all
+// CHECK: %[[P:.*]] = memref.alloc() : memref<2048xf32>
+// CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NEG]] : f32) outs(%[[P]] : memref<2048xf32>)
+// CHECK: %[[V:.*]] = memref.expand_shape %arg0 {{\[\[}}0, 1]] output_shape [32, 2048]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[V]] : memref<32x2048xf32>) outs(%[[P]] : memref<2048xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[P2:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: ins(%{{.*}} : memref<32x64xf32>) outs(%[[P2]] : memref<64xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[P2]] : memref<64xf32>) outs(%arg1 : memref<f32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT: arith.maximumf %[[OUT]], %[[IN]] : f32
+// CHECK: memref.dealloc %[[P2]]
+// CHECK: memref.dealloc %[[P]]
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+func.func @max_all(%x: memref<65536xf32>, %y: memref<f32>) {
+  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]}
+      ins(%x : memref<65536xf32>) outs(%y : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Many outputs already give enough threads; a body that is not `combine(v, out)` is
+// left alone too.
+// CHECK-LABEL: func.func @rows
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @not_a_combiner
+// CHECK-NOT: memref.alloc
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#m1 = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: memref<4096x4096xf32>, %y: memref<4096xf32>) {
+  linalg.generic {indexing_maps = [#m2, #m1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4096x4096xf32>) outs(%y : memref<4096xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+#id2 = affine_map<(d0) -> (d0)>
+#scalar2 = affine_map<(d0) -> ()>
+func.func @not_a_combiner(%x: memref<65536xf32>, %y: memref<f32>) {
+  linalg.generic {indexing_maps = [#id2, #scalar2], iterator_types = ["reduction"]}
+      ins(%x : memref<65536xf32>) outs(%y : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    %t = arith.mulf %s, %out : f32
+    linalg.yield %t : f32
+  }
+  return
+}

@@ -141,12 +141,32 @@ def _atomic_write(path: str, data: bytes) -> None:
         raise
 
 
+_pending: list[threading.Thread] = []
+
+
 def store(k: Optional[str], exe) -> None:
-    """Keep `exe` under key `k`. A failure (no C compiler, a read-only disk) only warns."""
-    global _warned
+    """Keep `exe` under key `k`, linking the artifact in a background thread: a cold
+    compile returns as soon as the JIT is done. The interpreter waits for the thread
+    at exit. A failure (no C compiler, a read-only disk) only warns."""
     if k is None or not isinstance(exe, Executable):
         return
-    folder = _folder(k)
+    folder = _folder(k)  # read here: settings overrides belong to the calling thread
+    thread = threading.Thread(target=_write, args=(k, exe, folder), name="mlxc-cache-store")
+    with _lock:
+        _pending[:] = [t for t in _pending if t.is_alive()] + [thread]
+    thread.start()
+
+
+def wait() -> None:
+    """Return when every entry being written has been written."""
+    with _lock:
+        threads = list(_pending)
+    for thread in threads:
+        thread.join()
+
+
+def _write(k: str, exe: Executable, folder: str) -> None:
+    global _warned
     try:
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=folder)
@@ -170,5 +190,5 @@ def store(k: Optional[str], exe) -> None:
     except Exception as e:  # noqa: BLE001 - the cache must never fail a compile
         if not _warned:
             _warned = True
-            warnings.warn(f"mlxc: not caching compiled programs in {settings.get('cache_dir')}: {e} "
-                          "(MLXC_CACHE=0 turns the cache off)", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"mlxc: not caching compiled programs in {folder}: {e} "
+                          "(MLXC_CACHE=0 turns the cache off)", RuntimeWarning, stacklevel=2)

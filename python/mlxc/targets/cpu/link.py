@@ -10,6 +10,7 @@ see each other's internals.
 
 from __future__ import annotations
 
+import atexit
 import glob
 import json
 import os
@@ -17,6 +18,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+from typing import Optional
 
 from ... import __version__
 from ...errors import CompileError, Diagnostic
@@ -88,7 +91,33 @@ def manifest_llvm_ir(man: dict) -> str:
             f"define i32 @mlxc_abi_version() {{\n  ret i32 {artifact.ABI_VERSION}\n}}\n")
 
 
-def write_shared_library(path: str, obj: bytes, man: dict, opt_level: int = 2) -> None:
+_objects_lock = threading.Lock()
+_objects: dict[tuple, list[str]] = {}
+_objects_dir: Optional[str] = None
+
+
+def _runtime_objects(cc: str, src_dir: str) -> list[str]:
+    """The runtime's C files compiled once per process (and again when they change)."""
+    global _objects_dir
+    sources = sorted(glob.glob(os.path.join(src_dir, "*.c")))
+    stamp = (cc, src_dir) + tuple((f, os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in sources)
+    with _objects_lock:
+        if stamp not in _objects:
+            if _objects_dir is None:
+                _objects_dir = tempfile.mkdtemp(prefix="mlxc-runtime-")
+                atexit.register(shutil.rmtree, _objects_dir, True)
+            out = os.path.join(_objects_dir, str(len(_objects)))
+            os.makedirs(out)
+            cmd = [cc, "-c", "-fPIC", "-O2", "-std=c11", "-pthread", "-I", src_dir, *sources]
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+            if proc.returncode != 0:
+                raise CompileError("compiling mlxc's runtime for the artifact failed", [Diagnostic(
+                    "error", "<link>", f"{' '.join(cmd)}\n{proc.stderr.strip()}")])
+            _objects[stamp] = sorted(glob.glob(os.path.join(out, "*.o")))
+        return _objects[stamp]
+
+
+def write_shared_library(path: str, obj: bytes, man: dict) -> None:
     """Link `obj` (this machine's code) with the runtime into the artifact `path`.
 
     The library is written beside `path` and renamed over it, so a reader never
@@ -104,9 +133,8 @@ def write_shared_library(path: str, obj: bytes, man: dict, opt_level: int = 2) -
         man_path = os.path.join(work, "manifest.c")
         with open(man_path, "w") as f:
             f.write(manifest_c(man))
-        cmd = [cc, "-shared", "-fPIC", f"-O{max(opt_level, 1)}", "-std=c11", "-pthread",
-               "-I", src_dir, "-o", None, obj_path, man_path,
-               *sorted(glob.glob(os.path.join(src_dir, "*.c"))), "-lm"]
+        cmd = [cc, "-shared", "-fPIC", "-O1", "-std=c11", "-pthread", "-I", src_dir, "-o", None,
+               obj_path, man_path, *_runtime_objects(cc, src_dir), "-lm"]
         if sys.platform == "darwin":
             exports = os.path.join(work, "exports.txt")
             with open(exports, "w") as f:

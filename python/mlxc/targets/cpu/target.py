@@ -81,7 +81,7 @@ class CpuTarget:
 
         def save(path: str) -> None:
             man = link.manifest(signature, stats, link.host_target())
-            link.write_shared_library(path, objects.engine_object(engine), man, opt_level)
+            link.write_shared_library(path, objects.engine_object(engine), man)
 
         return Executable(signature, address, packed=True, keepalive=engine, stats=stats,
                           saver=save)

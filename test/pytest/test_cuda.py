@@ -184,3 +184,154 @@ def test_corpus_runs_on_the_gpu(program):
     assert_matches(exe(*args), expected, p.rtol)
     for before, after in zip(snapshot, args):
         np.testing.assert_array_equal(before, after)
+
+
+class _FakeDriver:
+    """The driver API calls the runtime makes, on host memory; kernels are Python."""
+
+    def __init__(self, kernels):
+        import ctypes
+
+        self.ctypes = ctypes
+        self.kernels = kernels
+        self.live: dict[int, object] = {}
+        self.launches: list = []
+        self.loaded: list = []
+
+    def _ok(self, *values):
+        return (0, *values)
+
+    cuInit = cuCtxSetCurrent = cuCtxSynchronize = cuStreamSynchronize = cuStreamDestroy = \
+        lambda self, *a: (0,)
+
+    def cuDeviceGetCount(self):
+        return self._ok(1)
+
+    def cuDeviceGet(self, i):
+        return self._ok(i)
+
+    def cuDevicePrimaryCtxRetain(self, dev):
+        return self._ok("ctx")
+
+    def cuStreamCreate(self, flags):
+        return self._ok("stream")
+
+    def cuModuleLoadData(self, address):
+        self.loaded.append(self.ctypes.string_at(address).decode())
+        return self._ok("module")
+
+    def cuModuleGetFunction(self, module, name):
+        return self._ok(name.decode())
+
+    def cuMemAlloc(self, nbytes):
+        buf = self.ctypes.create_string_buffer(nbytes)
+        self.live[self.ctypes.addressof(buf)] = buf
+        return self._ok(self.ctypes.addressof(buf))
+
+    def cuMemFree(self, ptr):
+        del self.live[ptr]
+        return (0,)
+
+    def cuMemcpyHtoDAsync(self, dst, src, n, stream):
+        assert dst in self.live
+        self.ctypes.memmove(dst, src, n)
+        return (0,)
+
+    def cuMemcpyDtoHAsync(self, dst, src, n, stream):
+        assert src in self.live
+        self.ctypes.memmove(dst, src, n)
+        return (0,)
+
+    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        n_args = len(self.kernels[function][1])
+        cells = np.frombuffer(self.ctypes.string_at(params, 8 * n_args), np.uint64)
+        pointers = [int(np.frombuffer(self.ctypes.string_at(int(c), 8), np.uint64)[0]) for c in cells]
+        self.launches.append((function, (gx, gy, gz), (bx, by, bz)))
+        self.kernels[function][0](*pointers)
+        return (0,)
+
+
+def _array_at(address: int, shape, dtype=np.float32):
+    import ctypes
+
+    count = int(np.prod(shape))
+    raw = (ctypes.c_char * (count * np.dtype(dtype).itemsize)).from_address(address)
+    return np.frombuffer(raw, dtype).reshape(shape)
+
+
+def test_runtime_runs_a_launch_plan(monkeypatch):
+    """Buffers, uploads, launches with their pointers, constants and downloads, against a
+    driver stand-in whose kernels are numpy (the PTX itself needs a GPU)."""
+    big = np.arange(1000, dtype=np.float32)
+    src = export_program(lambda x: (x * big).sum() + x, np.ones(1000, np.float32))[0]
+    exe = mlxc.compile(src, target="cuda")
+    launches = [s for s in exe.plan["steps"] if s[0] == "launch"]
+    kinds = [[a[0] for a in s[4]] for s in launches]
+    assert ["const"] in [[k for k in ks if k == "const"] for ks in kinds]  # `big` is a constant
+    assert any(s[0] == "alloc" for s in exe.plan["steps"])
+
+    # Check the plumbing rather than the kernels: each pointer passed is a live buffer
+    # of the size the plan says, the kernels run in order, and temporaries are freed.
+    calls = []
+    fake = _FakeDriver({})
+    sizes = {}
+
+    def kernel_for(step):
+        def run(*pointers):
+            for p, arg in zip(pointers, step[4]):
+                assert p in fake.live, f"{step[1]}: argument {arg} is not a live device buffer"
+                assert fake.ctypes.sizeof(fake.live[p]) == sizes[arg], (step[1], arg)
+            calls.append(step[1])
+        return run, step[4]
+
+    nbytes = [t.nbytes for t in exe.signature.inputs] + [t.nbytes for t in exe.signature.outputs]
+    for i, n in enumerate(nbytes):
+        sizes[("buffer", i)] = n
+    for s in exe.plan["steps"]:
+        if s[0] == "alloc":
+            sizes[("buffer", s[1])] = s[2]
+    for k, c in enumerate(exe.plan["constants"]):
+        sizes[("const", k)] = c.nbytes
+    fake.kernels = {s[1]: kernel_for(s) for s in launches}
+    monkeypatch.setattr(cuda_runtime, "_driver", fake)
+    monkeypatch.setattr(cuda_runtime, "_contexts", {})
+    x = np.ones(1000, np.float32)
+    out = exe(x)
+    assert calls == [s[1] for s in launches]
+    assert fake.loaded == [exe.ptx]
+    assert out.shape == (1000,) and out.dtype == np.float32
+    assert len(fake.live) == len(exe.plan["constants"])  # only the constants stay resident
+    np.testing.assert_array_equal(x, np.ones(1000, np.float32))
+
+
+def test_runtime_moves_data_through_a_kernel(monkeypatch):
+    src = export_program(lambda x: x + 1, np.ones((3, 4), np.float32))[0]
+    exe = mlxc.compile(src, target="cuda")
+    (_, kernel, grid, block, args), = [s for s in exe.plan["steps"] if s[0] == "launch"]
+    assert args == [("buffer", 0), ("buffer", 1)]
+
+    def add_one(x_ptr, y_ptr):
+        _array_at(y_ptr, (3, 4))[...] = _array_at(x_ptr, (3, 4)) + 1
+
+    fake = _FakeDriver({kernel: (add_one, args)})
+    monkeypatch.setattr(cuda_runtime, "_driver", fake)
+    monkeypatch.setattr(cuda_runtime, "_contexts", {})
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(exe(x), x + 1)
+    assert fake.launches == [(kernel, grid, block)]
+    assert not fake.live
+
+
+def test_runtime_calls_exist_in_the_bindings():
+    """Every driver function and attribute the runtime names exists in cuda-bindings."""
+    import inspect
+    import re
+
+    driver = pytest.importorskip("cuda.bindings.driver")
+    text = inspect.getsource(cuda_runtime)
+    names = set(re.findall(r"\.(cu[A-Z]\w+)\(", text))
+    assert {"cuInit", "cuLaunchKernel", "cuModuleLoadData", "cuMemAlloc"} <= names
+    missing = sorted(n for n in names if not hasattr(driver, n))
+    assert not missing, f"not in cuda.bindings.driver: {missing}"
+    for attr in re.findall(r"attr\.(CU_DEVICE_ATTRIBUTE_\w+)", text):
+        assert hasattr(driver.CUdevice_attribute, attr), attr

@@ -67,3 +67,19 @@ func.func @one_by_one(%a: tensor<1x1xbf16>, %b: tensor<1x4xbf16>) -> tensor<1x4x
   %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<1x1xbf16>, tensor<1x4xbf16>) -> tensor<1x4xbf16>
   return %0 : tensor<1x4xbf16>
 }
+
+// -----
+
+// A dot's `algorithm` (a minimum precision, which mlxc always meets) is dropped, so
+// that stablehlo-legalize-to-linalg accepts the dot.
+// CHECK-LABEL: func.func @dot_algorithm
+// CHECK: stablehlo.dot_general
+// CHECK-NOT: algorithm
+// CHECK: return
+func.func @dot_algorithm(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0],
+    algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32,
+                 lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1,
+                 allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

@@ -9,6 +9,9 @@
 // CHECK-DAG: %[[COUNTER:.*]] = memref.alloc() {{.*}} : memref<i32>
 // CHECK-DAG: %[[ACC:.*]] = memref.alloc() {{.*}} : memref<8x1024xf32>
 // CHECK: scf.while
+// The condition is computed into a carried i1 buffer, not a new one per iteration.
+// CHECK-NOT: memref.alloc() {{.*}} : memref<i1>
+// CHECK: scf.condition
 // CHECK: } do {
 // CHECK-NOT: memref.alloc() {{.*}} : memref<i32>
 // CHECK-NOT: memref.alloc() {{.*}} : memref<8x1024xf32>

@@ -1,24 +1,26 @@
 // RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-lower-extra-ops)' | FileCheck %s
 
 // while: the condition region becomes scf.while's before region (the predicate
-// extracted from its rank-0 tensor), the body its after region. A value the body
-// computes is bound for its carried buffer when it is a scalar; ui32 stays as it is
-// until the signless conversion after legalization.
+// computed into one more carried rank-0 buffer, then extracted), the body its after
+// region. A scalar the body computes is bound for its carried buffer; ui32 stays as it
+// is until the signless conversion after legalization.
 // CHECK-LABEL: func.func @while_loop
 // CHECK-SAME: (%[[N:.*]]: tensor<i64>, %[[X:.*]]: tensor<4xui32>)
 // CHECK: %[[ZERO:.*]] = stablehlo.constant dense<0>
 // CHECK: %[[ONE:.*]] = stablehlo.constant dense<1>
-// CHECK: %[[W:.*]]:2 = scf.while (%[[I:.*]] = %[[ZERO]], %[[ACC:.*]] = %[[X]]) : (tensor<i64>, tensor<4xui32>) -> (tensor<i64>, tensor<4xui32>) {
+// CHECK: %[[SCRATCH:.*]] = tensor.empty() : tensor<i1>
+// CHECK: %[[W:.*]]:3 = scf.while (%[[I:.*]] = %[[ZERO]], %[[ACC:.*]] = %[[X]], %[[S:.*]] = %[[SCRATCH]]) : (tensor<i64>, tensor<4xui32>, tensor<i1>) -> (tensor<i64>, tensor<4xui32>, tensor<i1>) {
 // CHECK:   %[[C:.*]] = stablehlo.compare LT, %[[I]], %[[N]]
-// CHECK:   %[[P:.*]] = tensor.extract %[[C]][] : tensor<i1>
-// CHECK:   scf.condition(%[[P]]) %[[I]], %[[ACC]] : tensor<i64>, tensor<4xui32>
+// CHECK:   %[[CS:.*]] = bufferization.materialize_in_destination %[[C]] in %[[S]]
+// CHECK:   %[[P:.*]] = tensor.extract %[[CS]][] : tensor<i1>
+// CHECK:   scf.condition(%[[P]]) %[[I]], %[[ACC]], %[[CS]] : tensor<i64>, tensor<4xui32>, tensor<i1>
 // CHECK: } do {
-// CHECK: ^bb0(%[[I2:.*]]: tensor<i64>, %[[ACC2:.*]]: tensor<4xui32>):
+// CHECK: ^bb0(%[[I2:.*]]: tensor<i64>, %[[ACC2:.*]]: tensor<4xui32>, %[[S2:.*]]: tensor<i1>):
 // CHECK:   %[[A:.*]] = stablehlo.add %[[ACC2]], %[[ACC2]] : tensor<4xui32>
 // CHECK:   %[[NI:.*]] = stablehlo.add %[[I2]], %[[ONE]] : tensor<i64>
 // CHECK:   %[[Y0:.*]] = bufferization.materialize_in_destination %[[NI]] in %[[I2]]
 // CHECK-NOT: materialize_in_destination
-// CHECK:   scf.yield %[[Y0]], %[[A]] : tensor<i64>, tensor<4xui32>
+// CHECK:   scf.yield %[[Y0]], %[[A]], %[[S2]] : tensor<i64>, tensor<4xui32>, tensor<i1>
 // CHECK: return %[[W]]#0, %[[W]]#1
 // CHECK-NOT: stablehlo.while
 func.func @while_loop(%n: tensor<i64>, %x: tensor<4xui32>) -> (tensor<i64>, tensor<4xui32>) {
@@ -43,9 +45,9 @@ func.func @while_loop(%n: tensor<i64>, %x: tensor<4xui32>) -> (tensor<i64>, tens
 // CHECK-LABEL: func.func @while_swap
 // CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
 // CHECK: } do {
-// CHECK: ^bb0(%[[A:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>):
+// CHECK: ^bb0(%[[A:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>, %[[S:.*]]: tensor<i1>):
 // CHECK-NOT: materialize_in_destination
-// CHECK: scf.yield %[[B]], %[[A]]
+// CHECK: scf.yield %[[B]], %[[A]], %[[S]]
 func.func @while_swap(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   %r0, %r1 = stablehlo.while(%x = %a, %y = %b) : tensor<3xf32>, tensor<3xf32>
   cond {

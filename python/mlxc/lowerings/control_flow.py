@@ -55,26 +55,42 @@ def _loop_yield(values: list, carried: list, block) -> list:
     for value, arg in zip(values, carried):
         if (ir.RankedTensorType(value.type).rank == 0 and _fresh(value, block)
                 and values.count(value) == 1 and arg not in values):
-            value = ir.Operation.create("bufferization.materialize_in_destination", results=[value.type],
-                                        operands=[value, arg]).result
+            value = _materialize(value, arg)
         out.append(value)
     return out
+
+
+def _materialize(value, destination) -> ir.Value:
+    return ir.Operation.create("bufferization.materialize_in_destination", results=[value.type],
+                               operands=[value, destination]).result
 
 
 @lowering("stablehlo.while")
 def while_(op) -> None:
     types = [r.type for r in op.results]
+    # One more carried value, a rank-0 i1 the condition is computed into, so that
+    # evaluating it allocates nothing per iteration; the body passes it on untouched.
+    predicate = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
     with ir.InsertionPoint(op), op.location:
-        loop = scf.WhileOp(types, list(op.operands))
-        before = loop.before.blocks.append(*types)
-        after = loop.after.blocks.append(*types)
-    # scf.condition forwards the values the condition saw to the body, which is
-    # exactly stablehlo.while's contract: both regions see the same carried values.
-    move_body(op.regions[0], before, before.arguments,
-              lambda vals: scf.ConditionOp(_scalar(vals[0]), list(before.arguments)))
-    move_body(op.regions[1], after, after.arguments,
-              lambda vals: scf.YieldOp(_loop_yield(vals, list(after.arguments), after)))
-    _replace(op, loop)
+        scratch = tensor.EmptyOp([], predicate.element_type).result
+        loop = scf.WhileOp(types + [predicate], list(op.operands) + [scratch])
+        before = loop.before.blocks.append(*types, predicate)
+        after = loop.after.blocks.append(*types, predicate)
+    carried_before, carried_after = list(before.arguments)[:-1], list(after.arguments)[:-1]
+
+    def condition(vals):
+        verdict = _materialize(vals[0], before.arguments[len(types)])
+        # scf.condition forwards the values the condition saw to the body, which is
+        # exactly stablehlo.while's contract: both regions see the same carried values.
+        scf.ConditionOp(_scalar(verdict), carried_before + [verdict])
+
+    move_body(op.regions[0], before, carried_before, condition)
+    move_body(op.regions[1], after, carried_after,
+              lambda vals: scf.YieldOp(_loop_yield(vals, carried_after, after)
+                                       + [after.arguments[len(types)]]))
+    for old, new in zip(op.results, loop.results):
+        old.replace_all_uses_with(new)
+    op.erase()
 
 
 @lowering("stablehlo.if")

@@ -15,8 +15,25 @@ from .runtime.cuda import devices
 
 # The compiler (and with it the MLIR bindings) is imported on first use, so that
 # `mlxc.load` runs artifacts where only numpy and ml_dtypes are installed.
-_COMPILER = {"compile": "compiler", "lower": "compiler", "pipeline": "compiler",
+_COMPILER = {"lower": "compiler", "pipeline": "compiler",
              "CompileError": "errors", "Diagnostic": "errors"}
+
+
+def compile(source, target: str = "cpu", entry: str = "main", **kwargs):
+    """Compile a StableHLO program and return a callable executable (`mlxc.compiler.compile`).
+
+    A program compiled before, here or by another process, comes from the compile cache
+    (MLXC_CACHE, MLXC_CACHE_DIR) without importing the compiler.
+    """
+    from . import cache
+
+    options = {k: v for k, v in kwargs.items() if k not in ("name", "start_after")}
+    hit = cache.lookup(cache.key(source, target, entry, kwargs.get("start_after"), options))
+    if hit is not None:
+        return hit
+    from . import compiler
+
+    return compiler.compile(source, target, entry, **kwargs)
 
 
 def __getattr__(name: str):

@@ -11,7 +11,8 @@ An entry is `<dir>/v1/<key[:2]>/<key>.json`, naming the artifact beside it
 files and renamed into place, the library first, so concurrent writers leave a
 complete entry; a reader checks the library against its checksum before loading
 it, so a truncated or corrupted entry is rebuilt, never loaded. Programs with `?` dimensions, MLIR module objects and
-compiles that dump IR are not cached.
+compiles that dump IR are not cached. This module imports nothing of the compiler:
+`mlxc.compile` looks here before importing it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import warnings
 from typing import Optional
 
 from . import __version__, settings
-from .runtime import artifact
+from .runtime import artifact, native
 from .runtime.executable import Executable
 
 FORMAT = "v1"
@@ -42,15 +43,10 @@ def _mlxc_fingerprint() -> str:
     global _fingerprint
     with _lock:
         if _fingerprint is None:
-            from ._mlir import bindings_version
-            from .targets.cpu import link
-
-            h = hashlib.sha256(f"mlxc {__version__}\n{bindings_version()}\n".encode())
+            h = hashlib.sha256(f"mlxc {__version__}\n{_bindings_version()}\n".encode())
             roots = [os.path.dirname(os.path.abspath(__file__))]
-            try:
-                roots.append(link.runtime_source_dir())
-            except Exception:  # noqa: BLE001 - no sources: nothing to fingerprint there
-                pass
+            if native.source_dir():
+                roots.append(native.source_dir())
             for root in roots:
                 for folder, dirs, files in os.walk(root):
                     dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -63,16 +59,29 @@ def _mlxc_fingerprint() -> str:
         return _fingerprint
 
 
+def _bindings_version() -> str:
+    # What mlxc._mlir.bindings_version() says, without importing the bindings: a
+    # cache hit then costs no compiler import.
+    from importlib import metadata
+
+    try:
+        return "torch-mlir " + metadata.version("torch-mlir")
+    except metadata.PackageNotFoundError:
+        return "torch-mlir unknown"
+
+
 def _source_bytes(source) -> Optional[bytes]:
     # A file, its bytes and its text make the same program: one key for all three.
-    from .frontend.source import _looks_like_path
-
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+    # A string naming no file is keyed as text; if the compiler reads it as a path
+    # instead, the compile fails and nothing is stored under that key.
+    if isinstance(source, os.PathLike) or (
+            isinstance(source, str) and "\n" not in source and len(source) < 4096
+            and os.path.isfile(source)):
         try:
             with open(os.fspath(source), "rb") as f:
                 return f.read()
         except OSError:
-            return None  # the compile reports the missing file
+            return None  # the compile reports it
     if isinstance(source, str):
         return source.encode("utf-8", "surrogatepass")
     if isinstance(source, (bytes, bytearray, memoryview)):

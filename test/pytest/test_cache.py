@@ -205,3 +205,39 @@ def test_two_processes_compiling_at_once_leave_a_valid_entry(cache_dir, tmp_path
     exe = cache.lookup(key)
     assert exe is not None and _is_hit(exe)
     np.testing.assert_allclose(exe(x, np.ones((16, 4), np.float32)), expected, rtol=1e-5)
+
+
+_FRESH = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import mlxc
+    from mlxc import cache
+    exe = mlxc.compile(sys.argv[1])
+    x = np.arange(128, dtype=np.float32).reshape(8, 16) / 100
+    y = exe(x, np.ones((16, 4), np.float32))
+    print("hit" if exe.manifest is not None else "miss", "torch_mlir" in sys.modules,
+          cache._fingerprint, float(y.sum()))
+""")
+
+
+def test_hit_in_a_fresh_process_imports_no_compiler(cache_dir, tmp_path):
+    text, _, _ = _program()
+    (tmp_path / "p.mlir").write_text(text)
+    (tmp_path / "fresh.py").write_text(_FRESH)
+    env = dict(os.environ, MLXC_CACHE="1", MLXC_CACHE_DIR=str(cache_dir))
+
+    def run():
+        proc = subprocess.run([sys.executable, str(tmp_path / "fresh.py"), str(tmp_path / "p.mlir")],
+                              env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split()
+
+    expected = float(np.tanh((np.arange(128, dtype=np.float32).reshape(8, 16) / 100)
+                             @ np.ones((16, 4), np.float32)).sum())
+    for _ in range(3):  # a file of mlxc edited between the two runs changes the key: again
+        first, second = run(), run()
+        if first[2] == second[2]:
+            break
+    assert first[:2] == ["miss", "True"]
+    assert second[:2] == ["hit", "False"], second
+    assert abs(float(second[3]) - expected) < 1e-3 * abs(expected)

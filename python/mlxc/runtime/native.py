@@ -25,6 +25,18 @@ def library_path() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
 
 
+def source_dir() -> str | None:
+    """The runtime's C sources, which artifacts are linked with: installed beside this
+    package by `pip install`, or the repository's runtime/ folder in a source checkout."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in (os.path.join(here, "src"), os.path.join(here, "..", "..", "..", "runtime")):
+        folder = os.path.normpath(folder)
+        if os.path.isfile(os.path.join(folder, "mlxc_artifact.h")) and \
+                any(name.endswith(".c") for name in os.listdir(folder)):
+            return folder
+    return None
+
+
 def load() -> ctypes.CDLL:
     """The runtime library, opened once per process."""
     global _lib

@@ -30,17 +30,11 @@ _EXPORTS = ("mlxc_entry", "mlxc_manifest", "mlxc_abi_version")
 
 
 def runtime_source_dir() -> str:
-    """The runtime's C sources: installed beside the package by `pip install`, or the
-    repository's runtime/ folder in a source checkout."""
-    here = os.path.dirname(os.path.abspath(native.__file__))
-    candidates = [os.path.join(here, "src"),
-                  os.path.normpath(os.path.join(here, "..", "..", "..", "runtime"))]
-    for folder in candidates:
-        if os.path.isfile(os.path.join(folder, "mlxc_artifact.h")) and \
-                glob.glob(os.path.join(folder, "*.c")):
-            return folder
-    raise CompileError("cannot write an artifact: mlxc's runtime sources are missing", [Diagnostic(
-        "error", "<link>", f"looked in {' and '.join(candidates)}; reinstall mlxc with `pip install .`")])
+    folder = native.source_dir()
+    if folder is None:
+        raise CompileError("cannot write an artifact: mlxc's runtime sources are missing", [Diagnostic(
+            "error", "<link>", "expected them in mlxc/runtime/src; reinstall mlxc with `pip install .`")])
+    return folder
 
 
 def c_compiler() -> str:

@@ -1,0 +1,81 @@
+"""stablehlo.fft (mlxc.lowerings.fft) against JAX's jnp.fft and numpy's pocketfft."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mlxc
+from helpers import assert_matches, export_program
+
+
+def _complex(rng, shape, dtype):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+PROGRAMS = {
+    "fft": (lambda x: jnp.fft.fft(x), "c"),
+    "ifft": (lambda x: jnp.fft.ifft(x), "c"),
+    "fft2": (lambda x: jnp.fft.fft2(x), "c"),
+    "ifftn": (lambda x: jnp.fft.ifftn(x, axes=(0, 1, 2)), "c"),
+    "rfft": (lambda x: jnp.fft.rfft(x), "r"),
+    "rfft2": (lambda x: jnp.fft.rfft2(x), "r"),
+    "irfft": (lambda x: jnp.fft.irfft(x), "c"),
+    "irfft_odd": (lambda x: jnp.fft.irfft(x, n=9), "c"),
+    "irfft2": (lambda x: jnp.fft.irfft2(x, s=(6, 10)), "c"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("x64", [False, True])
+def test_matches_jax(name, x64):
+    fn, kind = PROGRAMS[name]
+    rng = np.random.default_rng(0)
+    shape = (3, 6, 5) if name != "irfft2" else (3, 6, 6)
+    if kind == "c":
+        x = _complex(rng, shape, np.complex128 if x64 else np.complex64)
+    else:
+        x = rng.standard_normal(shape).astype(np.float64 if x64 else np.float32)
+    text, _, expected = export_program(fn, x, x64=x64)
+    assert "stablehlo.fft" in text
+    saved = x.copy()
+    got = mlxc.compile(text)(x)
+    np.testing.assert_array_equal(x, saved)
+    assert_matches(got, expected, rtol=1e-13 if x64 else 2e-6)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 97])
+def test_lengths_against_pocketfft(n):
+    # Prime, power-of-two and trivial lengths; f32 results are the f64 transform
+    # rounded once, so they agree with numpy's f64 pocketfft to f32 rounding.
+    rng = np.random.default_rng(n)
+    x = _complex(rng, (4, n), np.complex64)
+    text, _, _ = export_program(lambda x: jnp.fft.fft(x), x)
+    got = mlxc.compile(text)(x)
+    expected = np.fft.fft(x.astype(np.complex128)).astype(np.complex64)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=4e-7 * np.abs(expected).max())
+
+
+def test_round_trip_and_parseval():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 32)).astype(np.float64)
+
+    def f(x):
+        spectrum = jnp.fft.rfft(x)
+        return jnp.fft.irfft(spectrum, n=32), jnp.sum(jnp.abs(jnp.fft.fft(x)) ** 2, axis=-1)
+
+    text, _, _ = export_program(f, x, x64=True)
+    back, energy = mlxc.compile(text)(x)
+    np.testing.assert_allclose(back, x, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(energy, 32 * np.sum(x * x, axis=-1), rtol=1e-13)
+
+
+def test_stablehlo_text_with_zero_size_batch():
+    # A zero-size batch dimension: the result is empty, of the right type and shape.
+    text = """func.func @main(%x: tensor<0x3x8xf32>) -> tensor<0x3x5xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = RFFT, length = [8] : (tensor<0x3x8xf32>) -> tensor<0x3x5xcomplex<f32>>
+  return %0 : tensor<0x3x5xcomplex<f32>>
+}"""
+    got = mlxc.compile(text)(np.zeros((0, 3, 8), np.float32))
+    assert got.shape == (0, 3, 5) and got.dtype == np.complex64

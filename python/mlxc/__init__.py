@@ -23,9 +23,15 @@ def compile(source, target: str = "cpu", entry: str = "main", **kwargs):
     """Compile a StableHLO program and return a callable executable (`mlxc.compiler.compile`).
 
     A program compiled before, here or by another process, comes from the compile cache
-    (MLXC_CACHE, MLXC_CACHE_DIR) without importing the compiler.
+    (MLXC_CACHE, MLXC_CACHE_DIR) without importing the compiler. A target triple such
+    as `target="aarch64-linux-gnu"` compiles CPU code for that machine: an object file
+    to `save()` (the same as `target_triple=`).
     """
     from . import cache
+
+    if "-" in target:  # target names have no dash; triples always have one
+        kwargs.setdefault("target_triple", target)
+        target = "cpu"
 
     options = {k: v for k, v in kwargs.items() if k not in ("name", "start_after")}
     hit = cache.lookup(cache.key(source, target, entry, kwargs.get("start_after"), options))

@@ -297,7 +297,9 @@ def test_cross_compiled_object_has_the_target_machine_type(tmp_path):
     data = (tmp_path / "model.o").read_bytes()
     assert b"mlxc_entry" in data and b"mlxc_manifest" in data
     assert "#define MLXC_NUM_INPUTS 7" in (tmp_path / "model.h").read_text()
-    code = mlxc.compile(text, target_triple="aarch64-linux-gnu")
+    code = mlxc.compile(text, target="aarch64-linux-gnu")
+    assert code.manifest["target"]["arch"] == "aarch64"
+    assert code.object == mlxc.compile(text, target_triple="aarch64-linux-gnu").object
     with pytest.raises(TypeError, match="compiled for aarch64-linux-gnu and cannot run here"):
         code(np.ones(1))
     with pytest.raises(ValueError, match="saved as an object file"):

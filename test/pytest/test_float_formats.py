@@ -1,6 +1,7 @@
 """Float formats: reduce_precision and arithmetic on the small (fp8/fp6/fp4) types,
 against numpy and ml_dtypes."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -20,3 +21,72 @@ def test_reduce_precision_without_mantissa_sends_nan_to_infinity(dtype, name):
     np.testing.assert_array_equal(no_mantissa, np.array([np.inf, -np.inf, 4.0, -1.0, np.inf, np.inf],
                                                         dtype))
     assert np.isnan(e5m2[:2]).all()  # formats with a mantissa keep NaN
+
+
+SMALL_FLOATS = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
+                "f8E4M3": ml_dtypes.float8_e4m3, "f8E3M4": ml_dtypes.float8_e3m4,
+                "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
+                "f8E4M3B11FNUZ": ml_dtypes.float8_e4m3b11fnuz,
+                "f6E2M3FN": ml_dtypes.float6_e2m3fn, "f6E3M2FN": ml_dtypes.float6_e3m2fn,
+                "f4E2M1FN": ml_dtypes.float4_e2m1fn}
+
+
+def _probe_values(dtype, wide):
+    """Every value of the type, the midpoints between neighbours (ties), points just
+    either side of them, random values over the whole range, and the specials."""
+    info = ml_dtypes.finfo(dtype)
+    codes = np.arange(1 << info.bits, dtype=np.uint8).view(dtype).astype(np.float64)
+    finite = np.unique(codes[np.isfinite(codes)])
+    mids = (finite[:-1] + finite[1:]) / 2
+    nudge = np.abs(mids) * 1e-6 + 1e-45
+    rng = np.random.default_rng(0)
+    spread = rng.standard_normal(2000) * float(info.max) / 3
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max) * 1.02,
+                -float(info.max) * 1.5, 1e30, -1e30, float(info.smallest_subnormal) / 3]
+    values = np.concatenate([finite, mids, mids + nudge, mids - nudge, spread, specials])
+    return values.astype(wide)
+
+
+@pytest.mark.parametrize("wide,wide_name", [(np.float32, "f32"), (np.float64, "f64")])
+@pytest.mark.parametrize("name", list(SMALL_FLOATS))
+def test_small_float_conversions_match_ml_dtypes(name, wide, wide_name):
+    dtype = SMALL_FLOATS[name]
+    x = _probe_values(dtype, wide)
+    n = x.size
+    exe = mlxc.compile(f"""
+    func.func @main(%x: tensor<{n}x{wide_name}>) -> (tensor<{n}x{name}>, tensor<{n}x{wide_name}>) {{
+      %0 = stablehlo.convert %x : (tensor<{n}x{wide_name}>) -> tensor<{n}x{name}>
+      %1 = stablehlo.convert %0 : (tensor<{n}x{name}>) -> tensor<{n}x{wide_name}>
+      return %0, %1 : tensor<{n}x{name}>, tensor<{n}x{wide_name}>
+    }}""")
+    small, back = exe(x)
+    expected = x.astype(dtype)
+    nan = np.isnan(expected.astype(np.float32))
+    np.testing.assert_array_equal(np.isnan(small.astype(np.float32)), nan)
+    mask = (1 << ml_dtypes.finfo(dtype).bits) - 1
+    np.testing.assert_array_equal(small.view(np.uint8)[~nan] & mask, expected.view(np.uint8)[~nan] & mask,
+                                  err_msg=f"{name}: rounding differs from ml_dtypes")
+    np.testing.assert_array_equal(back[~nan], expected.astype(wide)[~nan])
+
+
+@pytest.mark.parametrize("name", ["f8E4M3FN", "f8E5M2", "f4E2M1FN"])
+def test_small_float_arithmetic(name):
+    # Each op computes in f32 and rounds to the type, as ml_dtypes does.
+    dtype = SMALL_FLOATS[name]
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<64x{name}>, %b: tensor<64x{name}>) -> (tensor<64x{name}>, tensor<64x{name}>, tensor<64xi1>, tensor<64xf32>) {{
+      %0 = stablehlo.add %a, %b : tensor<64x{name}>
+      %1 = stablehlo.multiply %a, %b : tensor<64x{name}>
+      %2 = stablehlo.compare LT, %a, %b : (tensor<64x{name}>, tensor<64x{name}>) -> tensor<64xi1>
+      %3 = stablehlo.convert %a : (tensor<64x{name}>) -> tensor<64xf32>
+      return %0, %1, %2, %3 : tensor<64x{name}>, tensor<64x{name}>, tensor<64xi1>, tensor<64xf32>
+    }}""")
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal(64) * 2).astype(dtype)
+    b = (rng.standard_normal(64) * 2).astype(dtype)
+    add, mul, lt, wide = exe(a, b)
+    wa, wb = a.astype(np.float32), b.astype(np.float32)
+    np.testing.assert_array_equal(add.astype(np.float32), (wa + wb).astype(dtype).astype(np.float32))
+    np.testing.assert_array_equal(mul.astype(np.float32), (wa * wb).astype(dtype).astype(np.float32))
+    np.testing.assert_array_equal(lt, wa < wb)
+    np.testing.assert_array_equal(wide, wa)

@@ -198,8 +198,7 @@ SMALL_FLOATS = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_
 
 @pytest.mark.parametrize("name", list(SMALL_FLOATS))
 def test_small_float_inputs_and_outputs(name):
-    # Data movement and constants keep every bit (arithmetic on these types is not
-    # supported yet: see the README).
+    # Data movement and constants keep every bit (arithmetic: test_float_formats.py).
     dtype = SMALL_FLOATS[name]
     exe = mlxc.compile(f"""
     func.func @main(%a: tensor<2x3x{name}>) -> (tensor<3x2x{name}>, tensor<2x{name}>) {{

@@ -26,6 +26,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-empty-buffer-arguments": "mlxc.passes.empty_buffer_arguments",
     "mlxc-bool-add-to-or": "mlxc.passes.bool_add_to_or",
     "mlxc-complex-mul-fma": "mlxc.passes.complex_mul_fma",
+    "mlxc-expand-small-float-casts": "mlxc.passes.expand_small_float_casts",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     # The cuda target's passes live with the target.

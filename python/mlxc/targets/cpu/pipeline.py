@@ -7,6 +7,10 @@ from ...pipelines.stages import common_stages, stage
 from ...pipelines.model import mlir_pass
 
 
+# Computed in f32 like bf16/f16 (mlxc-expand-small-float-casts converts them).
+SMALL_FLOATS = "f8E4M3FN,f8E5M2,f8E4M3,f8E3M4,f8E4M3FNUZ,f8E5M2FNUZ,f8E4M3B11FNUZ,f8E8M0FNU,f6E2M3FN,f6E3M2FN,f4E2M1FN"
+
+
 def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
         mlir_pass("convert-linalg-to-loops", "each linalg op becomes a loop nest",
@@ -25,10 +29,13 @@ def lower_stage():
                   target_type="f32"),
         mlir_pass("arith-emulate-unsupported-floats",
                   "bf16/f16 arithmetic runs in f32 and rounds after each op, as XLA does",
-                  anchor="func.func", source_types="bf16,f16", target_type="f32"),
+                  anchor="func.func", target_type="f32",
+                  source_types="bf16,f16," + SMALL_FLOATS),
         mlir_pass("arith-expand",
                   "bf16 conversions as integer ops: no compiler-rt __truncsfbf2 at run time",
                   anchor="func.func", include_bf16=True),
+        Pass("mlxc-expand-small-float-casts", (), (),
+             "conversions to and from fp8/fp6/fp4, which LLVM lacks, as integer code and tables"),
     ])
 
 

@@ -1,0 +1,197 @@
+"""mlxc-expand-small-float-casts: extf/truncf of fp8, fp6 and fp4 types as integer code.
+
+Arithmetic on the small float types (f8E4M3FN, f8E5M2, ..., f6E2M3FN, f4E2M1FN) runs
+in f32 (`arith-emulate-unsupported-floats` extends the operands and truncates the
+result), but LLVM has no conversions for them, so the `arith.extf`/`arith.truncf` left
+behind would never lower. We expand them:
+
+- extf: a table of the 2^bits values (from ml_dtypes), indexed by the operand's bits.
+- truncf: round to nearest even at the target's precision, computed exactly in the
+  source type (the rounding unit is a power of two), then encode sign, exponent and
+  mantissa. Overflow, infinities and NaN give what ml_dtypes gives (NaN for
+  f8E4M3FN, infinity for f8E5M2, the largest value for the finite-only fp6/fp4).
+
+Scalars only (the CPU target computes these types one element at a time); truncation
+to f8E8M0FNU is left alone. Runs after arith-emulate-unsupported-floats.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from .. import irutil
+from .._mlir import ir
+from ..errors import CompileError
+from . import PythonPass
+
+_FORMATS = {
+    "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
+    "f8E4M3": ml_dtypes.float8_e4m3, "f8E3M4": ml_dtypes.float8_e3m4,
+    "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
+    "f8E4M3B11FNUZ": ml_dtypes.float8_e4m3b11fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
+    "f6E2M3FN": ml_dtypes.float6_e2m3fn, "f6E3M2FN": ml_dtypes.float6_e3m2fn,
+    "f4E2M1FN": ml_dtypes.float4_e2m1fn,
+}
+# arith.cmpf / arith.cmpi predicates.
+_OGT, _OGE, _UNO = 2, 3, 14
+_EQ = 0
+
+
+class _Format:
+    def __init__(self, name: str):
+        self.name = name
+        self.dtype = np.dtype(_FORMATS[name])
+        info = ml_dtypes.finfo(self.dtype)
+        self.bits, self.mantissa, self.emin = info.bits, info.nmant, info.minexp
+        self.bias = 1 - self.emin
+        self.max = float(info.max)
+
+    def encode(self, value: float) -> int:
+        """ml_dtypes' bits for `value` (for NaN, infinities and overflow)."""
+        return int(np.array(value, np.float64).astype(self.dtype).view(np.uint8)) & ((1 << self.bits) - 1)
+
+    def table(self) -> list[float]:
+        codes = np.arange(1 << self.bits, dtype=np.uint8)
+        return [float(v) for v in codes.view(self.dtype).astype(np.float32)]
+
+
+class _Builder:
+    def __init__(self):
+        self.cache: dict = {}
+
+    @staticmethod
+    def op(op_name: str, t: ir.Type, *operands, **attrs) -> ir.Value:
+        return ir.Operation.create(op_name, results=[t], operands=list(operands),
+                                   attributes=attrs).result
+
+    def const(self, t: ir.Type, value) -> ir.Value:
+        if isinstance(t, ir.IntegerType):
+            width = ir.IntegerType(t).width
+            value = int(value) & ((1 << width) - 1)
+            if value >= 1 << (width - 1):
+                value -= 1 << width
+            attr = ir.IntegerAttr.get(t, value)
+        else:
+            attr = ir.FloatAttr.get(t, float(value))
+        return self.op("arith.constant", t, value=attr)
+
+    def cmpf(self, predicate: int, a, b) -> ir.Value:
+        return self.op("arith.cmpf", ir.IntegerType.get_signless(1), a, b,
+                       predicate=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), predicate))
+
+    def cmpi(self, predicate: int, a, b) -> ir.Value:
+        return self.op("arith.cmpi", ir.IntegerType.get_signless(1), a, b,
+                       predicate=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), predicate))
+
+    def select(self, c, a, b) -> ir.Value:
+        return self.op("arith.select", a.type, c, a, b)
+
+
+def _table_global(module, fmt: _Format) -> str:
+    name = f"__mlxc_{fmt.name}_values"
+    existing = {ir.StringAttr(op.attributes["sym_name"]).value
+                for op in irutil.top_level_ops(module) if "sym_name" in op.attributes}
+    if name not in existing:
+        f32 = ir.F32Type.get()
+        mtype = ir.MemRefType.get([1 << fmt.bits], f32)
+        values = ir.DenseElementsAttr.get(np.array(fmt.table(), np.float32),
+                                          type=ir.RankedTensorType.get([1 << fmt.bits], f32))
+        body = module.regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+            ir.Operation.create("memref.global", attributes={
+                "sym_name": ir.StringAttr.get(name), "sym_visibility": ir.StringAttr.get("private"),
+                "type": ir.TypeAttr.get(mtype), "initial_value": values,
+                "constant": ir.UnitAttr.get()})
+    return name
+
+
+def _extf(module, op, fmt: _Format, b: _Builder) -> ir.Value:
+    f32 = ir.F32Type.get()
+    index = ir.IndexType.get()
+    name = _table_global(module, fmt)
+    mtype = ir.MemRefType.get([1 << fmt.bits], f32)
+    code = b.op("arith.bitcast", ir.IntegerType.get_signless(fmt.bits), op.operands[0])
+    wide = b.op("arith.extui", ir.IntegerType.get_signless(32), code)
+    table = b.op("memref.get_global", mtype, name=ir.FlatSymbolRefAttr.get(name))
+    value = ir.Operation.create("memref.load", results=[f32],
+                                operands=[table, b.op("arith.index_cast", index, wide)]).result
+    out = op.result.type
+    return value if str(out) == "f32" else b.op("arith.extf", out, value)
+
+
+def _truncf(op, fmt: _Format, b: _Builder) -> ir.Value:
+    x = op.operands[0]
+    src = x.type
+    p, bias_src, width = (23, 127, 32) if str(src) == "f32" else (52, 1023, 64)
+    i = ir.IntegerType.get_signless(width)
+    small = ir.IntegerType.get_signless(fmt.bits)
+    m = fmt.mantissa
+    a = b.op("math.absf", src, x)
+    a_bits = b.op("arith.bitcast", i, a)
+    exponent = b.op("arith.subi", i, b.op("arith.shrui", i, a_bits, b.const(i, p)),
+                    b.const(i, bias_src))
+    exponent = b.op("arith.maxsi", i, exponent, b.const(i, fmt.emin))
+    # The rounding unit 2^(exponent - m), built from its bits; a normal number in the
+    # source type for every format here.
+    ulp_bits = b.op("arith.shli", i, b.op("arith.addi", i, exponent, b.const(i, bias_src - m)),
+                    b.const(i, p))
+    ulp = b.op("arith.bitcast", src, ulp_bits)
+    r = b.op("arith.mulf", src, b.op("math.roundeven", src, b.op("arith.divf", src, a, ulp)), ulp)
+    # Encode r: normal numbers rebias the exponent and keep the top m mantissa bits;
+    # subnormals are r / 2^(emin - m), an integer below 2^m.
+    r_bits = b.op("arith.bitcast", i, r)
+    r_exp = b.op("arith.shrui", i, r_bits, b.const(i, p))
+    r_man = b.op("arith.andi", i, r_bits, b.const(i, (1 << p) - 1))
+    normal = b.op("arith.ori", i,
+                  b.op("arith.shli", i, b.op("arith.addi", i, r_exp, b.const(i, fmt.bias - bias_src)),
+                       b.const(i, m)),
+                  b.op("arith.shrui", i, r_man, b.const(i, p - m)))
+    sub_scale = b.const(src, 2.0 ** (m - fmt.emin))
+    subnormal = b.op("arith.fptoui", i, b.op("arith.mulf", src, r, sub_scale))
+    is_normal = b.cmpf(_OGE, r, b.const(src, 2.0 ** fmt.emin))
+    magnitude = b.op("arith.trunci", small, b.select(is_normal, normal, subnormal))
+    negative = b.op("arith.trunci", ir.IntegerType.get_signless(1),
+                    b.op("arith.shrui", i, b.op("arith.bitcast", i, x), b.const(i, width - 1)))
+    sign_bit = b.const(small, 1 << (fmt.bits - 1))
+    signed = b.op("arith.ori", small, magnitude, sign_bit)
+    if fmt.encode(-0.0) == 0:  # no negative zero (the *FNUZ types): -0 is +0
+        signed = b.select(b.cmpi(_EQ, magnitude, b.const(small, 0)), magnitude, signed)
+    result = b.select(negative, signed, magnitude)
+
+    def special(condition, positive: float, negative_value: float):
+        return b.select(condition, b.select(negative, b.const(small, fmt.encode(negative_value)),
+                                            b.const(small, fmt.encode(positive))), result)
+
+    result = special(b.cmpf(_OGT, r, b.const(src, fmt.max)), fmt.max * 4, -fmt.max * 4)
+    result = special(b.cmpf(_OGE, a, b.const(src, float("inf"))), float("inf"), float("-inf"))
+    result = special(b.cmpf(_UNO, x, x), float("nan"), -float("nan"))
+    return b.op("arith.bitcast", op.result.type, result)
+
+
+def run(module) -> None:
+    b = _Builder()
+    for op in irutil.walk(module):
+        if op.name not in ("arith.extf", "arith.truncf"):
+            continue
+        small_t = op.operands[0].type if op.name == "arith.extf" else op.result.type
+        other_t = op.result.type if op.name == "arith.extf" else op.operands[0].type
+        if str(small_t) not in _FORMATS:
+            continue
+        if str(other_t) not in ("f32", "f64"):
+            raise CompileError.at(op, f"mlxc-expand-small-float-casts: {op.name} between "
+                                      f"{small_t} and {other_t} is not supported (f32/f64 only)")
+        fmt = _Format(str(small_t))
+        if op.name == "arith.truncf" and fmt.mantissa == 0:
+            continue  # f8E8M0FNU: left to the usual lowering
+        with ir.InsertionPoint(op), op.location:
+            value = _extf(module, op, fmt, b) if op.name == "arith.extf" else _truncf(op, fmt, b)
+        op.result.replace_all_uses_with(value)
+        op.erase()
+
+
+PASS = PythonPass(
+    argument="mlxc-expand-small-float-casts",
+    summary="extf/truncf of fp8/fp6/fp4 types as table lookups and integer rounding code",
+    run=run,
+)

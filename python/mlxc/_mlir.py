@@ -11,6 +11,8 @@ import threading
 from torch_mlir import execution_engine, ir, passmanager  # noqa: F401
 from torch_mlir._mlir_libs import _stablehlo as stablehlo  # noqa: F401
 from torch_mlir.dialects import llvm as _llvm_dialect
+from torch_mlir.dialects import linalg  # noqa: F401  (contraction/convolution queries)
+from torch_mlir.dialects.transform import interpreter as transform_interpreter  # noqa: F401
 # Op builders for the lowerings that emit structured control flow (mlxc.lowerings).
 from torch_mlir.dialects import arith, scf, tensor  # noqa: F401
 

@@ -83,6 +83,8 @@ _ALL = [
             "check the contract that ends each pipeline stage"),
     Setting("runtime_library", "MLXC_RUNTIME_LIBRARY", _path, None,
             "use this native runtime library instead of the installed one"),
+    Setting("cpu_schedules", "MLXC_CPU_SCHEDULES", _bool, True,
+            "tile and vectorize linalg ops for the host CPU (0: plain loops, for comparison)"),
     Setting("cache", "MLXC_CACHE", _bool, True,
             "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
     Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),

@@ -1,4 +1,5 @@
-// RUN: mlxc-opt %s --mlxc-pipeline=cpu --mlxc-start-after=linalg --mlxc-stop-after=fuse | FileCheck %s
+// RUN: env MLXC_CPU_SCHEDULES=0 mlxc-opt %s --mlxc-pipeline=cpu --mlxc-start-after=linalg --mlxc-stop-after=fuse | FileCheck %s
+// RUN: mlxc-opt %s --mlxc-pipeline=cpu --mlxc-start-after=linalg --mlxc-stop-after=fuse | FileCheck %s --check-prefix=VEC
 
 // A chain of elementwise generics (as the linalg stage emits them for exp(x)*y+x)
 // becomes one linalg.generic: no intermediate tensor.
@@ -10,6 +11,20 @@
 // CHECK: arith.addf
 // CHECK-NOT: linalg.generic
 // CHECK: return
+
+// With the CPU schedules (the default) the fused op is then vectorized: each input
+// read once, the chain computed on vectors, one write, no linalg op left.
+// VEC: mlxc.stage = "fuse"
+// VEC-LABEL: func.func public @main
+// VEC-NOT: linalg.
+// VEC: %[[X:.*]] = vector.transfer_read %arg0{{.*}} : tensor<64xf32>, vector<64xf32>
+// VEC: %[[Y:.*]] = vector.transfer_read %arg1{{.*}} : tensor<64xf32>, vector<64xf32>
+// VEC: %[[E:.*]] = math.exp %[[X]] : vector<64xf32>
+// VEC: %[[M:.*]] = arith.mulf %[[E]], %[[Y]] : vector<64xf32>
+// VEC: %[[A:.*]] = arith.addf %[[M]], %[[X]] : vector<64xf32>
+// VEC: %[[R:.*]] = vector.transfer_write %[[A]]
+// VEC-NOT: linalg.
+// VEC: return %[[R]]
 #map = affine_map<(d0) -> (d0)>
 module attributes {mlxc.entry = "main"} {
   func.func public @main(%arg0: tensor<64xf32>, %arg1: tensor<64xf32>) -> tensor<64xf32> {

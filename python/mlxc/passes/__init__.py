@@ -29,6 +29,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-expand-small-float-casts": "mlxc.passes.expand_small_float_casts",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
+    "mlxc-apply-cpu-schedules": "mlxc.passes.apply_cpu_schedules",
     # The cuda target's passes live with the target.
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",
     "mlxc-gpu-copies-to-loops": "mlxc.targets.cuda.passes.copies_to_loops",

@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
-from ...pipelines.model import Pipeline, Pass
-from ...pipelines.stages import common_stages, stage
+from ... import settings
+from ...pipelines.model import Pipeline, Pass, Stage
+from ...pipelines.stages import common_stages, stage, verify
 from ...pipelines.model import mlir_pass
+
+
+def schedule_passes() -> list[Pass]:
+    if not settings.get("cpu_schedules"):
+        return []
+    return [
+        Pass("mlxc-apply-cpu-schedules", (), (),
+             "tile and vectorize each linalg op for the host CPU (schedules.py: per op kind "
+             "and shape), on tensors so the matmul accumulator stays in registers"),
+        mlir_pass("canonicalize", "fold the tiled loops and vector transfers"),
+        mlir_pass("cse", "share the index arithmetic of the tiles"),
+    ]
+
+
+def with_schedules(fuse: Stage) -> Stage:
+    """The common fuse stage, then the CPU schedules, before its contract check."""
+    passes = [p for p in fuse.passes if p.name != "mlxc-verify-stage"]
+    return Stage(fuse.name, tuple(passes + schedule_passes() + verify(fuse.name)),
+                 fuse.why + "; tiled and vectorized for the host CPU")
 
 
 # Computed in f32 like bf16/f16 (mlxc-expand-small-float-casts converts them).
@@ -13,8 +33,17 @@ SMALL_FLOATS = "f8E4M3FN,f8E5M2,f8E4M3,f8E3M4,f8E4M3FNUZ,f8E5M2FNUZ,f8E4M3B11FNU
 
 def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
-        mlir_pass("convert-linalg-to-loops", "each linalg op becomes a loop nest",
+        mlir_pass("scf-forall-to-for", "the schedules' parallel tiles run one after another",
                   anchor="func.func"),
+        mlir_pass("convert-linalg-to-loops",
+                  "each linalg op the schedules left alone becomes a loop nest",
+                  anchor="func.func"),
+        mlir_pass("lower-vector-multi-reduction",
+                  "vector reductions as elementwise vector ops plus one horizontal reduction",
+                  anchor="func.func"),
+        mlir_pass("convert-vector-to-scf",
+                  "multi-dimensional vector transfers unrolled to 1-D ones, which LLVM loads "
+                  "and stores directly", full_unroll=True),
         mlir_pass("expand-strided-metadata",
                   "subview/reshape metadata as plain arithmetic (emits affine.apply)"),
         mlir_pass("lower-affine", "affine loops and maps to scf and arith"),
@@ -49,12 +78,18 @@ def llvm_stage():
                   "complex values as {re, im} structs, numpy's complex64/complex128 layout"),
         mlir_pass("convert-math-to-llvm", "math ops with LLVM intrinsics"),
         mlir_pass("convert-math-to-libm", "the remaining math ops become libm calls"),
+        mlir_pass("convert-vector-to-llvm",
+                  "vectors to LLVM vectors, after math-to-libm (which scalarizes vector calls "
+                  "into extracts and inserts); contractions as outer products (broadcast + "
+                  "FMA); float reductions may be reassociated, as XLA does",
+                  vector_contract_lowering="outerproduct", reassociate_fp_reductions=True),
         mlir_pass("convert-arith-to-llvm", "scalar arithmetic"),
         mlir_pass("convert-cf-to-llvm", "branches"),
         mlir_pass("convert-func-to-llvm",
                   "functions; the entry takes one bare pointer per buffer", 
                   use_bare_ptr_memref_call_conv=True),
         mlir_pass("convert-index-to-llvm", "index ops left by the lowerings above"),
+        mlir_pass("convert-ub-to-llvm", "poison values left by vectorization"),
         mlir_pass("reconcile-unrealized-casts", "remove the casts between the conversions"),
         Pass("mlxc-emit-entry-wrapper", (), (),
              "one C signature for every program: void mlxc_entry(void **buffers)"),
@@ -62,4 +97,5 @@ def llvm_stage():
 
 
 def cpu_pipeline(entry: str = "main") -> Pipeline:
-    return Pipeline("cpu", tuple(common_stages(entry) + [lower_stage(), llvm_stage()]))
+    stages = [with_schedules(s) if s.name == "fuse" else s for s in common_stages(entry)]
+    return Pipeline("cpu", tuple(stages + [lower_stage(), llvm_stage()]))

@@ -1,0 +1,173 @@
+"""mlxc-apply-cpu-schedules: tile and vectorize linalg ops on tensors for the host CPU.
+
+`mlxc.targets.cpu.schedules.choose` picks tile sizes per op kind and shape; this
+pass writes them as a transform-dialect script (one named sequence per op, so that
+a schedule the transforms reject leaves that op alone instead of failing the
+compile) and runs it with the transform interpreter. A last sequence vectorizes
+every linalg op of each function (each is now a small tile; one the vectorizer
+cannot handle, such as a gather, stays a loop nest), lowers vector contractions to
+broadcast + FMA and hoists loop-invariant transfers (the matmul accumulator stays
+in registers across the reduction loop).
+"""
+
+from __future__ import annotations
+
+from .. import irutil
+from .._mlir import ir, transform_interpreter
+from . import PythonPass
+
+_TAG = "mlxc.schedule"
+_VECTORIZE_TAG = "mlxc.vectorize"
+_HOIST_TAG = "mlxc.hoist"
+_ANY = "!transform.any_op"
+
+_VECTORIZE = f"""
+  transform.named_sequence @vectorize(%root: {_ANY} {{transform.readonly}}) {{
+    %f = transform.structured.match ops{{["func.func"]}} attributes{{{_VECTORIZE_TAG}}} in %root
+      : ({_ANY}) -> {_ANY}
+    %v = transform.structured.vectorize_children_and_apply_patterns %f : ({_ANY}) -> {_ANY}
+    transform.apply_patterns to %v {{
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.canonicalization
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    }} : {_ANY}
+    transform.yield
+  }}"""
+
+_GENERALIZE = f"""
+  transform.named_sequence @generalize(%root: {_ANY} {{transform.readonly}}) {{
+    %h = transform.structured.match attributes {{{_TAG} = -1 : i64}} in %root : ({_ANY}) -> {_ANY}
+    %g = transform.structured.generalize %h : ({_ANY}) -> {_ANY}
+    transform.yield
+  }}"""
+
+
+def _tile_sequence(index: int, schedule) -> str:
+    lines = [f"  transform.named_sequence @op{index}(%root: {_ANY} {{transform.readonly}}) {{",
+             f"    %h0 = transform.structured.match attributes {{{_TAG} = {index} : i64}} "
+             f"in %root : ({_ANY}) -> {_ANY}"]
+    handle = "%h0"
+    for level, sizes in enumerate(schedule.levels):
+        loops = sum(1 for s in sizes if s)
+        if not loops:
+            continue
+        if level < schedule.parallel_levels:
+            # scf.forall: its tensor.parallel_insert_slice is left alone by the
+            # vectorizer, which would turn a plain insert_slice of a whole cache
+            # tile into one huge vector copy.
+            lines.append(f"    %t{level}, %l{level} = transform.structured.tile_using_forall "
+                         f"{handle} tile_sizes {sizes} : ({_ANY}) -> ({_ANY}, {_ANY})")
+        else:
+            results = ", ".join([_ANY] * (loops + 1))
+            loop_names = f", %l{level}:{loops}" if loops > 1 else f", %l{level}"
+            lines.append(f"    %t{level}{loop_names} = transform.structured.tile_using_for "
+                         f"{handle} tile_sizes {sizes} : ({_ANY}) -> ({results})")
+        handle = f"%t{level}"
+    if schedule.decompose:
+        lines.append(f"    %d = transform.structured.decompose {handle} : ({_ANY}) -> {_ANY}")
+    lines.append("    transform.yield\n  }")
+    return "\n".join(lines)
+
+
+def _tag(op, value: int, tag: str = _TAG) -> None:
+    op.attributes[tag] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+
+
+def _linalg_ops(module) -> list:
+    return [op for op in irutil.walk(module) if op.name.startswith("linalg.")
+            and op.name not in ("linalg.yield", "linalg.index")]
+
+
+def _apply(module, script, name: str) -> bool:
+    sequence = next(op for op in script.body.operations if irutil.sym_name(op) == name)
+
+    def swallow(diagnostic) -> bool:
+        # A schedule the transforms reject leaves the op as it was: a slower but
+        # correct program, not an error for the user.
+        return True
+
+    handler = module.context.attach_diagnostic_handler(swallow)
+    try:
+        transform_interpreter.apply_named_sequence(module, sequence, script)
+        return True
+    except Exception:  # noqa: BLE001 - see `swallow`
+        return False
+    finally:
+        handler.detach()
+
+
+def _script(module, body: str):
+    return ir.Module.parse("module attributes {transform.with_named_sequence} {\n" + body
+                           + "\n}", context=module.context)
+
+
+def _hoist(module) -> None:
+    """Hoist loop-invariant reads and writes out of loops, innermost loops first: the
+    matmul accumulator then lives in registers across the whole reduction loop (the
+    transform handles loops outermost first, which leaves the inner pairs in place)."""
+    loops = [op for op in reversed(irutil.walk(module)) if op.name == "scf.for"]
+    if not loops:
+        return
+    lines = [f"  transform.named_sequence @hoist(%root: {_ANY} {{transform.readonly}}) {{"]
+    for i, loop in enumerate(loops):
+        _tag(loop, i, _HOIST_TAG)
+        lines.append(f"    %l{i} = transform.structured.match attributes {{{_HOIST_TAG} = {i} : i64}} "
+                     f"in %root : ({_ANY}) -> {_ANY}")
+        lines.append(f"    transform.loop.hoist_loop_invariant_subsets %l{i} : {_ANY}")
+    lines.append("    transform.yield\n  }")
+    _apply(module, _script(module, "\n".join(lines)), "hoist")
+
+
+def _has_strided_insert(func) -> bool:
+    # The vectorizer turns tensor.insert_slice into a transfer_write and drops its
+    # strides (an interior-padded conv_transpose input came out wrong): leave such
+    # functions unvectorized, only tiled.
+    for op in irutil.walk(func):
+        if op.name == "tensor.insert_slice" and any(
+                s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["static_strides"])):
+            return True
+    return False
+
+
+def run(module) -> None:
+    from ..targets.cpu import schedules
+
+    # Named ops without a schedule of their own (transpose, pooling, ...) become
+    # linalg.generic, which the elementwise schedule tiles like any other.
+    others = [op for op in _linalg_ops(module) if op.name not in schedules.NAMED]
+    for op in others:
+        _tag(op, -1)
+    if others:
+        _apply(module, _script(module, _GENERALIZE), "generalize")
+    chosen = []
+    for op in _linalg_ops(module):
+        if _TAG in op.attributes:
+            del op.attributes[_TAG]
+        schedule = schedules.choose(op)
+        if schedule is None:
+            continue
+        _tag(op, len(chosen))
+        chosen.append(schedule)
+    for func in irutil.functions(module):
+        if func.name == "func.func" and not _has_strided_insert(func):
+            func.attributes[_VECTORIZE_TAG] = ir.UnitAttr.get()
+    script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
+                     + _VECTORIZE)
+    for i in range(len(chosen)):
+        _apply(module, script, f"op{i}")
+    _apply(module, script, "vectorize")
+    _hoist(module)
+    for op in irutil.walk(module):
+        for tag in (_TAG, _VECTORIZE_TAG, _HOIST_TAG):
+            if tag in op.attributes:
+                del op.attributes[tag]
+
+
+PASS = PythonPass(
+    argument="mlxc-apply-cpu-schedules",
+    summary="Tile and vectorize linalg ops on tensors with transform-dialect schedules "
+            "chosen per op kind and shape",
+    run=run,
+)

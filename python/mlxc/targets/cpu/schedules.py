@@ -1,0 +1,197 @@
+"""Tiling and vectorization schedules for the CPU, chosen per linalg op kind and shape.
+
+A schedule is a list of tile-size levels (one size per loop of the op, 0 = not
+tiled) followed by vectorization of the innermost tile. `mlxc-apply-cpu-schedules`
+turns the schedules into a transform-dialect script and applies it on tensors,
+before bufferization, so that the hoisting of loop-invariant reads and writes (the
+matmul accumulator kept in registers across the reduction loop) works on SSA values.
+
+The sizes target AVX-512 (16 f32 per register, 32 registers):
+- contractions: an 8x32 register tile of the result (16 accumulator registers), the
+  reduction one step at a time as broadcast + FMA; around it a 64x256x256 cache tile,
+  so that a 256x256 block of the right-hand side (256 KiB) stays in L2;
+- convolutions: tiled to one output row and one filter row, then decomposed to a 1-D
+  convolution that the vectorizer handles, with 8 output pixels x 32 channels;
+- everything else (elementwise, broadcasts, reductions, fills): every loop tiled to 1
+  except the innermost, which becomes a vector of up to 64 elements.
+
+Ops whose shape or body does not fit a schedule stay scalar loops, which is correct,
+only slower.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..._mlir import ir
+
+VECTOR = 64        # elements per vector of an elementwise or reduction op
+REG_M, REG_N = 8, 32
+CACHE_M, CACHE_N, CACHE_K = 64, 256, 256
+MAX_VECTOR = 1024   # a longer innermost dim with no good divisor is not vectorized
+
+# Named ops with a schedule of their own; mlxc-apply-cpu-schedules turns every other
+# named op into a linalg.generic first.
+NAMED = ("linalg.generic", "linalg.fill", "linalg.matmul", "linalg.batch_matmul",
+         "linalg.conv_2d_nhwc_hwcf")
+
+
+@dataclass
+class Schedule:
+    kind: str                   # contraction, convolution, elementwise
+    levels: list[list[int]]     # tile sizes per loop, outermost level first
+    decompose: bool = False     # 2-D convolution to 1-D after tiling
+    parallel_levels: int = 0    # the first levels tile with scf.forall (independent tiles)
+
+    def describe(self) -> str:
+        return f"{self.kind} tiles {' -> '.join(str(l) for l in self.levels)}"
+
+
+def fit(size: int, want: int) -> int:
+    """The largest tile size <= want that divides size: tiles stay full, vectors static."""
+    for t in range(min(size, want), 0, -1):
+        if size % t == 0:
+            return t
+    return 1
+
+
+def _static_shape(t: ir.Type) -> Optional[list[int]]:
+    if not isinstance(t, ir.RankedTensorType):
+        return [] if not isinstance(t, ir.ShapedType) else None
+    if not t.has_static_shape:
+        return None
+    return list(t.shape)
+
+
+def _body_ok(op) -> bool:
+    # Gathers (tensor.extract in the body) are left to the elementwise schedule.
+    for block in op.regions[0].blocks:
+        for inner in block.operations:
+            if inner.name in ("tensor.extract",) or len(inner.regions):
+                return False
+    return True
+
+
+def _generic_ranges(op) -> Optional[list[int]]:
+    """Loop ranges of a linalg.generic from its indexing maps and operand shapes."""
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    ranges: list[Optional[int]] = [None] * maps[0].n_dims
+    for operand, amap in zip(op.operands, maps):
+        shape = _static_shape(operand.type)
+        if shape is None:
+            return None
+        for size, expr in zip(shape, amap.results):
+            if not isinstance(expr, (ir.AffineDimExpr, ir.AffineConstantExpr)):
+                # e.g. a reversal (d0, 2 - d1): its tiles would not be static slices
+                return None
+            if isinstance(expr, ir.AffineDimExpr):
+                ranges[expr.position] = size
+    if any(r is None for r in ranges):
+        return None
+    return ranges
+
+
+def _is_float(t: ir.Type) -> bool:
+    et = t.element_type if isinstance(t, ir.ShapedType) else t
+    return isinstance(et, (ir.F32Type, ir.F64Type))
+
+
+def _has_sub_byte(op) -> bool:
+    """Whether the op reads or writes elements narrower than a byte (i1, i4, f4, ...)."""
+    for t in [v.type for v in op.operands] + [r.type for r in op.results]:
+        et = t.element_type if isinstance(t, ir.ShapedType) else None
+        if isinstance(et, (ir.IntegerType, ir.FloatType)) and et.width < 8:
+            return True
+    return False
+
+
+def _innermost(ranges: list[int], scalar: bool = False) -> Optional[Schedule]:
+    if not ranges or 0 in ranges:
+        return None
+    tiles = [1] * len(ranges)
+    if scalar:
+        # Booleans (and i4, f4, ...) are bytes in memory but packed bits in an LLVM
+        # vector: a vector load or store would mix them up. One element per tile.
+        return Schedule("scalar", [[0 if r == 1 else 1 for r in ranges]])
+    tiles[-1] = fit(ranges[-1], VECTOR)
+    if tiles[-1] < 8 and ranges[-1] <= MAX_VECTOR:
+        # e.g. 1000 = 8 x 125 or a prime: one whole row is a better vector
+        tiles[-1] = ranges[-1]
+    return Schedule("elementwise", [[0 if t == r else t for t, r in zip(tiles, ranges)]])
+
+
+def _contraction(ranges: list[int], m: list[int], n: list[int], k: list[int],
+                 batch: list[int]) -> Optional[Schedule]:
+    if not (m and n and k):
+        return None
+    cache = [0] * len(ranges)
+    reg = [0] * len(ranges)
+    for d in batch:
+        cache[d] = 1
+    for group in (m, n, k):
+        for d in group[:-1]:
+            cache[d] = 1
+    mi, ni, ki = m[-1], n[-1], k[-1]
+    cache[mi], cache[ni], cache[ki] = (fit(ranges[mi], CACHE_M), fit(ranges[ni], CACHE_N),
+                                       fit(ranges[ki], CACHE_K))
+    for d, want in ((mi, REG_M), (ni, REG_N)):
+        reg[d] = fit(cache[d] or ranges[d], want)
+    reg[ki] = 1
+    if reg[mi] * reg[ni] > 512:
+        return None
+    cache = [0 if c == r else c for c, r in zip(cache, ranges)]
+    outer = [0 if d in k else c for d, c in enumerate(cache)]
+    inner = [c if d in k else 0 for d, c in enumerate(cache)]
+    levels = [outer, inner, reg] if any(outer) else [inner, reg]
+    return Schedule("contraction", levels, parallel_levels=1 if any(outer) else 0)
+
+
+def choose(op) -> Optional[Schedule]:
+    """The schedule for one linalg op on tensors, or None to leave it as loops."""
+    from ..._mlir import linalg
+
+    name = op.name
+    if any(_static_shape(v.type) is None for v in op.operands):
+        return None
+    shapes = [_static_shape(v.type) for v in op.operands]
+    if name == "linalg.fill":
+        return _innermost(shapes[-1], _has_sub_byte(op))
+    if name == "linalg.conv_2d_nhwc_hwcf":
+        if not all(_is_float(v.type) for v in op.operands[:2]):
+            return None
+        (n, oh, ow, f), (kh, kw, c, _) = shapes[2], shapes[1]
+        if 0 in (n, oh, ow, f, kh, kw, c):
+            return None
+        return Schedule("convolution", [[1, 1, fit(ow, 8), fit(f, REG_N), 1, 0, 0]],
+                        decompose=True)
+    if name == "linalg.conv_2d_nhwc_hwcf":
+        return None
+    if name in ("linalg.matmul", "linalg.batch_matmul", "linalg.generic") and \
+            linalg.isa_contraction_op(op):
+        if name == "linalg.matmul":
+            (mm, kk), (_, nn) = shapes[0], shapes[1]
+            ranges, dims = [mm, nn, kk], ([0], [1], [2], [])
+        elif name == "linalg.batch_matmul":
+            (bb, mm, kk), (_, _, nn) = shapes[0], shapes[1]
+            ranges, dims = [bb, mm, nn, kk], ([1], [2], [3], [0])
+        else:
+            if not _body_ok(op):
+                return None
+            ranges = _generic_ranges(op)
+            if ranges is None:
+                return None
+            cd = linalg.infer_contraction_dimensions(op)
+            dims = (list(cd.m), list(cd.n), list(cd.k), list(cd.batch))
+        if 0 in ranges:
+            return None
+        if all(_is_float(v.type) for v in op.operands):
+            sched = _contraction(ranges, *dims)
+            if sched is not None:
+                return sched
+    if name == "linalg.generic":
+        ranges = _generic_ranges(op)
+        if ranges is None:
+            return None
+        return _innermost(ranges, _has_sub_byte(op))
+    return None

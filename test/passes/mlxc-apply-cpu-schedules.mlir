@@ -1,0 +1,67 @@
+// RUN: mlxc-opt %s --pass-pipeline='builtin.module(mlxc-apply-cpu-schedules,canonicalize,cse)' | FileCheck %s
+
+// A matmul: 256-deep cache tiles of the reduction, an 8x32 register tile of the
+// result kept in registers (a vector loop-carried value) across the reduction loop,
+// each step a broadcast of A times a row of B added with FMAs.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: linalg.
+// CHECK: scf.for %[[K0:.*]] = %c0 to %c512 step %c256
+// CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c8
+// CHECK: scf.for %[[J:.*]] = %c0 to %c96 step %c32
+// CHECK: %[[ACC:.*]] = vector.transfer_read %{{.*}}[%[[I]], %[[J]]]{{.*}} vector<8x32xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK-COUNT-8: vector.fma {{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write {{.*}}[%[[I]], %[[J]]]{{.*}} : vector<8x32xf32>
+// CHECK: return
+func.func @matmul(%a: tensor<64x512xf32>, %b: tensor<512x96xf32>) -> tensor<64x96xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x96xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x96xf32>) outs(%f : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+
+// Elementwise: one row at a time in vectors of 64 (200 = 4 x 50: the largest
+// divisor up to 64 gives full tiles and static vectors).
+// CHECK-LABEL: func.func @exp
+// CHECK: scf.for {{.*}} = %c0 to %c16 step %c1
+// CHECK: scf.for {{.*}} = %c0 to %c200 step %c50
+// CHECK: math.exp {{.*}} : vector<1x50xf32>
+func.func @exp(%a: tensor<16x200xf32>) -> tensor<16x200xf32> {
+  %e = tensor.empty() : tensor<16x200xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<16x200xf32>) outs(%e : tensor<16x200xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x200xf32>
+  return %r : tensor<16x200xf32>
+}
+
+// Booleans are bytes in memory but packed bits in LLVM vectors: one element per tile.
+// CHECK-LABEL: func.func @compare
+// CHECK: scf.for {{.*}} = %c0 to %c16 step %c1
+// CHECK: scf.for {{.*}} = %c0 to %c200 step %c1
+// CHECK: vector.transfer_write {{.*}} : vector<1x1xi1>, tensor<16x200xi1>
+func.func @compare(%a: tensor<16x200xf32>, %b: tensor<16x200xf32>) -> tensor<16x200xi1> {
+  %e = tensor.empty() : tensor<16x200xi1>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<16x200xf32>, tensor<16x200xf32>) outs(%e : tensor<16x200xi1>) {
+  ^bb0(%x: f32, %y: f32, %o: i1):
+    %c = arith.cmpf olt, %x, %y : f32
+    linalg.yield %c : i1
+  } -> tensor<16x200xi1>
+  return %r : tensor<16x200xi1>
+}
+
+// A strided insert_slice (interior padding): the vectorizer would drop its strides,
+// so this function is tiled but not vectorized.
+// CHECK-LABEL: func.func @strided_insert
+// CHECK: tensor.insert_slice {{.*}} [4, 4] [1, 2]
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @strided_insert(%a: tensor<4x4xf32>) -> tensor<4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = tensor.insert_slice %a into %f[0, 0] [4, 4] [1, 2] : tensor<4x4xf32> into tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

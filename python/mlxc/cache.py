@@ -60,8 +60,19 @@ def _mlxc_fingerprint() -> str:
 
 
 def _bindings_version() -> str:
-    # What mlxc._mlir.bindings_version() says, without importing the bindings: a
-    # cache hit then costs no compiler import.
+    # What mlxc._mlir.bindings_version() says, without importing the bindings (a cache
+    # hit then costs no compiler import) and without importlib.metadata's scan of
+    # every installed package: the version is in the name of the dist-info folder.
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch_mlir")
+    if spec is None or not spec.submodule_search_locations:
+        return "torch-mlir absent"
+    site = os.path.dirname(list(spec.submodule_search_locations)[0])
+    found = [name for name in os.listdir(site)
+             if name.startswith("torch_mlir-") and name.endswith(".dist-info")]
+    if len(found) == 1:
+        return "torch-mlir " + found[0][len("torch_mlir-"):-len(".dist-info")]
     from importlib import metadata
 
     try:
@@ -116,6 +127,9 @@ def lookup(k: Optional[str]) -> Optional[Executable]:
     """The cached executable for key `k`, or None (a miss, or an entry that fails its check)."""
     if k is None:
         return None
+    with _lock:
+        if k in _in_flight:  # compiled here a moment ago; its entry is being written
+            return _in_flight[k]
     folder = _folder(k)
     try:
         with open(os.path.join(folder, k + ".json")) as f:
@@ -151,6 +165,7 @@ def _atomic_write(path: str, data: bytes) -> None:
 
 
 _pending: list[threading.Thread] = []
+_in_flight: dict[str, Executable] = {}
 
 
 def store(k: Optional[str], exe) -> None:
@@ -163,6 +178,7 @@ def store(k: Optional[str], exe) -> None:
     thread = threading.Thread(target=_write, args=(k, exe, folder), name="mlxc-cache-store")
     with _lock:
         _pending[:] = [t for t in _pending if t.is_alive()] + [thread]
+        _in_flight[k] = exe
     thread.start()
 
 
@@ -196,7 +212,11 @@ def _write(k: str, exe: Executable, folder: str) -> None:
         _atomic_write(os.path.join(folder, k + ".json"), json.dumps({
             "library": name, "size": len(data), "sha256": digest,
             "signature": str(exe.signature)}).encode())
+        with _lock:
+            _in_flight.pop(k, None)
     except Exception as e:  # noqa: BLE001 - the cache must never fail a compile
+        with _lock:
+            _in_flight.pop(k, None)
         if not _warned:
             _warned = True
             warnings.warn(f"mlxc: not caching compiled programs in {folder}: {e} "

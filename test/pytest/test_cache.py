@@ -64,6 +64,22 @@ def test_second_compile_is_a_hit(cache_dir):
     assert len(_entries(cache_dir)) == 1
 
 
+def test_compile_again_while_the_entry_is_written_does_not_recompile(cache_dir, monkeypatch):
+    import mlxc.compiler
+
+    runs = []
+    real_run = mlxc.compiler._run
+    monkeypatch.setattr(mlxc.compiler, "_run", lambda *a: runs.append(a) or real_run(*a))
+    text, args, ref = _program()
+    first = mlxc.compile(text)
+    second = mlxc.compile(text)  # the entry may still be being linked in the background
+    assert len(runs) == 1
+    assert second is first or _is_hit(second)
+    assert_matches(second(*args), ref, 1e-5)
+    cache.wait()
+    assert _is_hit(mlxc.compile(text)) and len(runs) == 1
+
+
 def test_key_covers_source_options_entry_and_settings(cache_dir):
     text, _, _ = _program()
     base = cache.key(text, "cpu", "main", None, {})

@@ -31,6 +31,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     "mlxc-apply-cpu-schedules": "mlxc.passes.apply_cpu_schedules",
     # The cuda target's passes live with the target.
+    "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",
     "mlxc-gpu-copies-to-loops": "mlxc.targets.cuda.passes.copies_to_loops",
     "mlxc-gpu-wrap-sequential": "mlxc.targets.cuda.passes.wrap_sequential",

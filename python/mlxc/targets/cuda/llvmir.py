@@ -29,6 +29,7 @@ def kernel_module(module) -> ir.Module:
         if op.name != "gpu.module":
             continue
         name = irutil.sym_name(op)
+        renamed: dict[str, str] = {}
         for inner in op.regions[0].blocks[0].operations:
             inner = inner.operation
             if inner.name == "llvm.func" and "gpu.kernel" not in inner.attributes and \
@@ -37,8 +38,23 @@ def kernel_module(module) -> ir.Module:
             clone = inner.clone(ir.InsertionPoint(out.body))
             if clone.name == "llvm.func" and "gpu.kernel" in clone.attributes:
                 clone.attributes["sym_name"] = ir.StringAttr.get(name)
+            elif clone.name == "llvm.mlir.global":  # shared memory: one per kernel, same names
+                old = irutil.sym_name(clone)
+                renamed[old] = f"{name}_{old}"
+                clone.attributes["sym_name"] = ir.StringAttr.get(renamed[old])
+        for o in irutil.walk(out):
+            if o.name == "llvm.mlir.addressof" and renamed:
+                ref = ir.FlatSymbolRefAttr(o.attributes["global_name"]).value
+                if ref in renamed and _inside_kernel(o, name):
+                    o.attributes["global_name"] = ir.FlatSymbolRefAttr.get(renamed[ref])
     out.operation.attributes["llvm.target_triple"] = ir.StringAttr.get(TRIPLE)
     return out
+
+
+def _inside_kernel(op, kernel: str) -> bool:
+    while op is not None and op.name != "llvm.func":
+        op = op.parent
+    return op is not None and irutil.sym_name(op) == kernel
 
 
 def _declared(module, name: str) -> bool:

@@ -41,6 +41,8 @@ def mapping_passes(threads: int = THREADS_PER_BLOCK) -> list[Pass]:
 
 def gpu_stage(threads: int = THREADS_PER_BLOCK):
     return stage("gpu", "kernels outlined into a gpu.module; host code allocates and launches", [
+        Pass("mlxc-gpu-tile-matmul", (), (),
+             "float matmuls as kernels tiled through shared memory (a gpu.launch)"),
         *mapping_passes(threads),
         mlir_pass("convert-parallel-loops-to-gpu", "mapped loops become gpu.launch regions"),
         mlir_pass("canonicalize", "fold the index arithmetic of the mapping"),

@@ -15,7 +15,7 @@ from .... import irutil
 from ...._mlir import ir
 from ....passes import PythonPass
 
-_HOST = loops.BUFFER_OPS + ("func.return", "scf.parallel")
+_HOST = loops.BUFFER_OPS + ("func.return", "scf.parallel", "gpu.launch")
 
 
 def _wrap(op) -> None:

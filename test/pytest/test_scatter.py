@@ -267,16 +267,23 @@ def test_max_pool_gradient_is_select_and_scatter(window, strides, padding):
     assert "stablehlo.select_and_scatter" in text
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_max_pool_gradient_with_ties_picks_the_first(seed):
-    # Equal values in a window: the first one (in row-major window order) receives the
-    # gradient, as in XLA.
-    x = np.round(np.random.default_rng(seed).standard_normal((1, 6, 6, 2))).astype(np.float32)
+@pytest.mark.parametrize("shape,window,strides,padding", [
+    ((1, 6, 6, 2), (1, 3, 3, 1), (1, 1, 1, 1), "SAME"),
+    ((2, 9, 9, 3), (1, 3, 3, 1), (1, 2, 2, 1), "SAME"),   # ResNet's stem pooling
+    ((2, 3, 8, 8), (1, 1, 3, 3), (1, 1, 2, 2), "SAME"),   # NCHW
+    ((2, 8, 8, 3), (1, 2, 2, 1), (1, 2, 2, 1), "VALID"),
+])
+def test_max_pool_gradient_with_ties(shape, window, strides, padding):
+    # After a ReLU whole windows are equal (0): the first element in row-major window
+    # order receives the gradient, as in XLA. Distinct cotangents show where each went.
+    x = np.maximum(np.round(np.random.default_rng(3).standard_normal(shape)), 0)
+    x = x.astype(np.float32)
 
     def grad(x):
-        return jax.grad(lambda x: jnp.sum(lax.reduce_window(
-            x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "SAME") * 1.5))(x)
-    _check(grad, x)
+        y, vjp = jax.vjp(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, window, strides,
+                                                     padding), x)
+        return vjp(jnp.arange(y.size, dtype=jnp.float32).reshape(y.shape))[0]
+    _check(grad, x, rtol=0)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float64])

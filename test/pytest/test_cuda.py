@@ -335,3 +335,23 @@ def test_runtime_calls_exist_in_the_bindings():
     assert not missing, f"not in cuda.bindings.driver: {missing}"
     for attr in re.findall(r"attr\.(CU_DEVICE_ATTRIBUTE_\w+)", text):
         assert hasattr(driver.CUdevice_attribute, attr), attr
+
+
+def test_control_flow_around_arrays_is_a_clear_error():
+    import jax
+
+    src = export_program(lambda x: jax.lax.fori_loop(0, 5, lambda i, v: v * 2 + i, x),
+                         np.ones(8, np.float32))[0]
+    with pytest.raises(mlxc.CompileError, match=r"<string>:\d+:\d+: error: the cuda target cannot "
+                                                r"run 'scf.while' yet: control flow around array"):
+        mlxc.compile(src, target="cuda")
+
+
+def test_cuda_pipeline_prints_and_parses_back():
+    from mlxc._mlir import new_context
+    from mlxc.pipelines import parse_pipeline, runner
+
+    pipe = mlxc.pipeline("cuda")
+    assert pipe.stage_names[-2:] == ["gpu", "nvvm"]
+    assert parse_pipeline(str(pipe)) == pipe.passes
+    runner.validate(pipe.passes, new_context())

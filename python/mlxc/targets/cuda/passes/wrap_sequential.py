@@ -41,8 +41,9 @@ def run(module) -> None:
 def raise_unsupported(op) -> None:
     from ....errors import CompileError
 
-    raise CompileError.at(op, f"the cuda target cannot run '{op.name}' on the device: it "
-                              "yields values to host code")
+    raise CompileError.at(op, f"the cuda target cannot run '{op.name}' yet: control flow around "
+                              "array operations (while loops, cond, sort) would need the host to "
+                              "branch on device values, and cuda launch plans are straight-line")
 
 
 PASS = PythonPass(

@@ -30,6 +30,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     "mlxc-apply-cpu-schedules": "mlxc.passes.apply_cpu_schedules",
+    "mlxc-record-temp-memory": "mlxc.passes.record_temp_memory",
     # The cuda target's passes live with the target.
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",

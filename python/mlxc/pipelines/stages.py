@@ -93,6 +93,11 @@ def bufferize_stage() -> Stage:
                   allow_return_allocs_from_loops=True,
                   bufferize_function_boundaries=True,
                   function_boundary_type_conversion="identity-layout-map"),
+        mlir_pass("canonicalize",
+                  "fold loops that carry a buffer unchanged, so a result is its allocation "
+                  "again (and becomes the output buffer below, with no copy)"),
+        mlir_pass("cse", "merge identical subviews, so copies of a tile onto itself fold away"),
+        mlir_pass("canonicalize", "drop those copies"),
         Pass("mlxc-distinct-result-buffers", (), (),
              "a value returned twice gets a copy, so each result has its own buffer"),
         mlir_pass("buffer-results-to-out-params",

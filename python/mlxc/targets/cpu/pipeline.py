@@ -31,6 +31,14 @@ def with_schedules(fuse: Stage) -> Stage:
 SMALL_FLOATS = "f8E4M3FN,f8E5M2,f8E4M3,f8E3M4,f8E4M3FNUZ,f8E5M2FNUZ,f8E4M3B11FNUZ,f8E8M0FNU,f6E2M3FN,f6E3M2FN,f4E2M1FN"
 
 
+def with_temp_memory(bufferize: Stage) -> Stage:
+    """The common bufferize stage, then the peak temporary memory for memory_stats()."""
+    passes = [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
+    record = Pass("mlxc-record-temp-memory", (), (),
+                  "peak bytes of temporaries live at once (mlxc.temp_bytes), for memory_stats()")
+    return Stage(bufferize.name, tuple(passes + [record] + verify(bufferize.name)), bufferize.why)
+
+
 def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
         mlir_pass("scf-forall-to-for", "the schedules' parallel tiles run one after another",
@@ -97,5 +105,6 @@ def llvm_stage():
 
 
 def cpu_pipeline(entry: str = "main") -> Pipeline:
-    stages = [with_schedules(s) if s.name == "fuse" else s for s in common_stages(entry)]
+    wrap = {"fuse": with_schedules, "bufferize": with_temp_memory}
+    stages = [wrap[s.name](s) if s.name in wrap else s for s in common_stages(entry)]
     return Pipeline("cpu", tuple(stages + [lower_stage(), llvm_stage()]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from ... import settings
-from ..._mlir import execution_engine, translate_module_to_llvmir
+from ..._mlir import execution_engine, ir, translate_module_to_llvmir
 from ...errors import CompileError, Diagnostic
 from ...runtime import native
 from ...runtime.executable import Executable
@@ -59,6 +59,9 @@ class CpuTarget:
         opt_level = options.get("opt_level", settings.get("opt_level"))
         stats = {"argument_bytes": sum(t.nbytes for t in signature.inputs),
                  "result_bytes": sum(t.nbytes for t in signature.outputs)}
+        if "mlxc.temp_bytes" in module.operation.attributes:  # mlxc-record-temp-memory
+            stats["temp_bytes"] = ir.IntegerAttr(
+                module.operation.attributes["mlxc.temp_bytes"]).value
         triple = options.get("target_triple")
         if triple:
             return self._cross(module, signature, triple, opt_level, stats)

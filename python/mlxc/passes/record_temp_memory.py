@@ -1,0 +1,57 @@
+"""mlxc-record-temp-memory: the peak bytes of temporary buffers, for memory_stats().
+
+Run after bufferization and deallocation: walks the entry function in program order,
+adding each memref.alloc/alloca and subtracting each memref.dealloc, and records the
+largest total live at once as the module attribute `mlxc.temp_bytes` (i64). Results
+are the caller's buffers and are not counted. An allocation inside a loop counts once:
+the deallocation pipeline frees it in the same iteration.
+"""
+
+from __future__ import annotations
+
+from .. import irutil
+from .._mlir import ir
+from . import PythonPass
+
+
+def _bytes(t: ir.MemRefType) -> int:
+    if not t.has_static_shape:
+        return 0
+    count = 1
+    for d in t.shape:
+        count *= d
+    et = t.element_type
+    width = getattr(et, "width", None)
+    if width is None and isinstance(et, ir.IndexType):
+        width = 64
+    if width is None and isinstance(et, ir.ComplexType):
+        width = 2 * getattr(et.element_type, "width", 32)
+    return count * max(1, -(-(width or 32) // 8))
+
+
+def peak_bytes(func) -> int:
+    live: dict = {}
+    total = peak = 0
+    for op in irutil.walk(func):
+        if op.name in ("memref.alloc", "memref.alloca"):
+            size = _bytes(ir.MemRefType(op.results[0].type))
+            live[op.results[0]] = size
+            total += size
+            peak = max(peak, total)
+        elif op.name == "memref.dealloc":
+            total -= live.pop(op.operands[0], 0)
+    return peak
+
+
+def run(module) -> None:
+    entry = irutil.string_attr(module, "mlxc.entry")
+    func = irutil.find_function(module, entry) if entry else None
+    peak = peak_bytes(func) if func is not None and func.name == "func.func" else 0
+    module.attributes["mlxc.temp_bytes"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
+
+
+PASS = PythonPass(
+    argument="mlxc-record-temp-memory",
+    summary="Record the peak bytes of temporary buffers as mlxc.temp_bytes",
+    run=run,
+)

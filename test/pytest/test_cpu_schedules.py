@@ -1,0 +1,100 @@
+"""The CPU schedules (tiling + vectorization) against numpy/JAX, on shapes chosen to hit
+their edge cases: dimensions with no good divisor, smaller than a register tile,
+one-element, batched, strided and transposed operands, booleans, and the same
+programs with the schedules off (MLXC_CPU_SCHEDULES=0) as a second opinion."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+import mlxc
+from mlxc.targets.cpu import schedules
+
+
+def _compile(fn, *args, schedules_on=True):
+    text = jax.export.export(jax.jit(fn))(*args).mlir_module()
+    with mlxc.settings.override(cpu_schedules=schedules_on):
+        return mlxc.compile(text)
+
+
+def _check(fn, *args, rtol=1e-5):
+    want = [np.asarray(w) for w in jax.tree_util.tree_leaves(jax.jit(fn)(*args))]
+    for on in (True, False):
+        got = _compile(fn, *args, schedules_on=on)(*args)
+        got = got if isinstance(got, tuple) else (got,)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            if w.dtype == bool or np.issubdtype(w.dtype, np.integer):
+                np.testing.assert_array_equal(g, w)
+            else:
+                err = np.linalg.norm(g.astype(np.float64) - w) / max(np.linalg.norm(w), 1e-30)
+                assert err <= rtol, f"schedules={'on' if on else 'off'}: error {err:.2e}"
+
+
+def _f(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("m,k,n", [(64, 512, 96), (37, 53, 29), (1, 300, 1), (8, 1, 32),
+                                   (130, 257, 70), (256, 256, 256)])
+def test_matmul_shapes(m, k, n):
+    rng = np.random.default_rng(m * 1000 + n)
+    _check(lambda a, b: a @ b, _f(rng, m, k), _f(rng, k, n))
+
+
+def test_matmul_epilogue_and_transposed_operands():
+    rng = np.random.default_rng(1)
+    _check(lambda a, b, c: jax.nn.relu(a @ b.T + c), _f(rng, 48, 80), _f(rng, 64, 80), _f(rng, 64))
+
+
+def test_batched_and_einsum_contractions():
+    rng = np.random.default_rng(2)
+    q, k, v = _f(rng, 3, 40, 24), _f(rng, 3, 56, 24), _f(rng, 3, 56, 24)
+    _check(lambda q, k, v: jnp.einsum("bqk,bkd->bqd", jax.nn.softmax(
+        jnp.einsum("bqd,bkd->bqk", q, k), axis=-1), v), q, k, v)
+
+
+@pytest.mark.parametrize("layout", ["NHWC", "NCHW"])
+def test_convolutions(layout):
+    rng = np.random.default_rng(3)
+    if layout == "NHWC":
+        x, w, dn = _f(rng, 2, 11, 13, 5), _f(rng, 3, 3, 5, 7), ("NHWC", "HWIO", "NHWC")
+    else:
+        x, w, dn = _f(rng, 2, 5, 11, 13), _f(rng, 7, 5, 3, 3), ("NCHW", "OIHW", "NCHW")
+    _check(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn), x, w)
+    _check(lambda x, w: lax.conv_general_dilated(x, w, (2, 2), "VALID", dimension_numbers=dn), x, w)
+
+
+def test_reductions_elementwise_and_booleans():
+    rng = np.random.default_rng(4)
+    x = _f(rng, 33, 1009)  # a prime innermost dimension
+    _check(lambda x: (x.sum(1), x.max(0), jnp.exp(x) * 2, x > 0.5, jnp.where(x > 0, x, 0.0)), x)
+    y = _f(rng, 8, 1000)
+    _check(lambda y: jax.nn.softmax(y, axis=-1), y)
+
+
+def test_gather_and_broadcasts():
+    rng = np.random.default_rng(5)
+    table, ids = _f(rng, 100, 96), rng.integers(0, 100, (7, 5)).astype(np.int32)
+    _check(lambda t, i: jnp.take(t, i, axis=0).mean(1) + t[:1], table, ids)
+
+
+def test_fit_picks_the_largest_divisor():
+    assert schedules.fit(1024, 64) == 64
+    assert schedules.fit(1000, 64) == 50
+    assert schedules.fit(1009, 64) == 1
+    assert schedules.fit(5, 64) == 5
+
+
+def test_matmul_is_tiled_and_vectorized():
+    rng = np.random.default_rng(6)
+    text = jax.export.export(jax.jit(lambda a, b: a @ b))(_f(rng, 64, 512), _f(rng, 512, 96)).mlir_module()
+    fused = mlxc.lower(text, stop_after="fuse")
+    assert "linalg.matmul" not in fused and "vector.fma" in fused
+    assert "iter_args" in fused and "-> (vector<8x32xf32>)" in fused  # accumulator in registers
+    with mlxc.settings.override(cpu_schedules=False):
+        assert "linalg.matmul" in mlxc.lower(text, stop_after="fuse")

@@ -42,6 +42,20 @@ class Emitter:
     def constant(self, dense: str, result: str) -> str:
         return self.op("stablehlo.constant", [], result, f"value = dense<{dense}> : {result}")
 
+    def reduce_sum(self, x: str, dims: Sequence[int], result: str, elem: str) -> str:
+        """Sum `x` over `dims` (a stablehlo.reduce with an add body)."""
+        scalar = tensor_type([], elem)
+        init = self.constant("0" if elem.startswith(("i", "ui")) else "0.0", scalar)
+        value = self.fresh()
+        self.lines.append(
+            f'{value} = "stablehlo.reduce"({x}, {init}) ({{\n'
+            f"^bb0(%lhs: {scalar}, %rhs: {scalar}):\n"
+            f'  %sum = "stablehlo.add"(%lhs, %rhs) : ({scalar}, {scalar}) -> {scalar}\n'
+            f'  "stablehlo.return"(%sum) : ({scalar}) -> ()\n'
+            f"}}) {{dimensions = {i64_array(dims)}}} : ({self.types[x]}, {scalar}) -> {result}")
+        self.types[value] = result
+        return value
+
     def line(self, text: str, **defines: str) -> None:
         """Emit text as written; `defines` gives the types of the values it defines."""
         self.lines.append(text)

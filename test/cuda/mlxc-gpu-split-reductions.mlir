@@ -31,18 +31,39 @@ func.func @max_all(%x: memref<65536xf32>, %y: memref<f32>) {
 
 // -----
 
-// Many outputs already give enough threads; a body that is not `combine(v, out)` is
-// left alone too.
+// Row sums (many outputs, reduced along the contiguous dimension) split by a warp:
+// 32 partial sums per row, so that a warp reads 32 neighbouring elements.
 // CHECK-LABEL: func.func @rows
+// CHECK: %[[P:.*]] = memref.alloc() : memref<4096x32xf32>
+// CHECK: memref.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [4096, 128, 32]
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : memref<4096x128x32xf32>) outs(%[[P]] : memref<4096x32xf32>)
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%[[P]] : memref<4096x32xf32>) outs(%arg1 : memref<4096xf32>)
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#m1 = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: memref<4096x4096xf32>, %y: memref<4096xf32>) {
+  linalg.generic {indexing_maps = [#m2, #m1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4096x4096xf32>) outs(%y : memref<4096xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Column sums already give each warp neighbouring elements; a body that is not
+// `combine(value, out)` is left alone too.
+// CHECK-LABEL: func.func @columns
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.generic
 // CHECK-NOT: linalg.generic
 // CHECK-LABEL: func.func @not_a_combiner
 // CHECK-NOT: memref.alloc
-#m2 = affine_map<(d0, d1) -> (d0, d1)>
-#m1 = affine_map<(d0, d1) -> (d0)>
-func.func @rows(%x: memref<4096x4096xf32>, %y: memref<4096xf32>) {
-  linalg.generic {indexing_maps = [#m2, #m1], iterator_types = ["parallel", "reduction"]}
+#t2 = affine_map<(d0, d1) -> (d1, d0)>
+#t1 = affine_map<(d0, d1) -> (d0)>
+func.func @columns(%x: memref<4096x4096xf32>, %y: memref<4096xf32>) {
+  linalg.generic {indexing_maps = [#t2, #t1], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4096x4096xf32>) outs(%y : memref<4096xf32>) {
   ^bb0(%in: f32, %out: f32):
     %s = arith.addf %out, %in : f32

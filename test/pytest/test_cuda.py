@@ -355,3 +355,15 @@ def test_cuda_pipeline_prints_and_parses_back():
     assert pipe.stage_names[-2:] == ["gpu", "nvvm"]
     assert parse_pipeline(str(pipe)) == pipe.passes
     runner.validate(pipe.passes, new_context())
+
+
+@pytest.mark.parametrize("fn, shape", [
+    (lambda x: x.sum(1), (2048, 1024)),          # many rows: split by a warp
+    (lambda x: x.max(), (4096, 64)),             # one output: a tree of partials
+    (lambda x: (x * x).sum(0), (1500, 3)),       # few outputs, fused square, 1500 = 30 x 50
+    (lambda x: x.min(1), (3, 65536)),
+])
+def test_split_reductions_match_numpy_on_cpu(fn, shape):
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    src, _, expected = export_program(fn, x)
+    assert_matches(_mapped_on_cpu(src, threads=256)(x), expected, 1e-5)

@@ -9,6 +9,8 @@ combines the partials into the original output, keeping its initial value. The p
 repeats on the second generic until the reductions are short, so a sum over 4M
 elements becomes kernels of 32768, 1024, 32 and 1 threads: no atomics, no barriers,
 and the same result on any machine (floating-point sums are reassociated, as in XLA).
+A reduction with many outputs along its innermost, contiguous dimension (row sums) is
+split by 32 instead, so that the threads of a warp read neighbouring elements.
 
 Only reductions whose inputs index the split dimension plainly (no convolution
 windows, no strided views), and whose body ends in `yield combiner(value, out)`, with the output used
@@ -26,6 +28,7 @@ from ....passes import PythonPass
 MAX_OUTPUTS = 1024        # more outputs than this already give enough threads
 TARGET_THREADS = 32768    # aim for this many partial results per reduction
 MIN_PER_THREAD = 32       # each partial reduces at least this many elements
+WARP = 32
 
 _COMBINERS = {"arith.addf", "arith.addi", "arith.mulf", "arith.muli", "arith.maximumf",
               "arith.minimumf", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
@@ -89,8 +92,12 @@ def _extents(generic, maps) -> list:
     return extents
 
 
-def _split_factor(extent: int, outputs: int) -> int:
-    limit = min(max(TARGET_THREADS // max(outputs, 1), 1), extent // MIN_PER_THREAD)
+def _split_factor(extent: int, outputs: int, other: int) -> int:
+    """The largest divisor of `extent` (at least 16) that keeps about TARGET_THREADS
+    threads in all, each reducing at least MIN_PER_THREAD elements (`other` is the
+    size of the remaining reduction dimensions)."""
+    limit = min(max(TARGET_THREADS // max(outputs, 1), 1), extent * other // MIN_PER_THREAD,
+                extent)
     for s in range(limit, 15, -1):
         if extent % s == 0:
             return s
@@ -141,10 +148,22 @@ def _split(generic) -> object:
     parallel = [i for i, k in enumerate(iterators) if k == "parallel"]
     reduction = [i for i, k in enumerate(iterators) if k == "reduction"]
     outputs = math.prod(extents[i] for i in parallel)
-    if not reduction or outputs > MAX_OUTPUTS:
+    if not reduction:
         return None
-    d = max(reduction, key=lambda i: extents[i])
-    s_count = _split_factor(extents[d], outputs)
+    if outputs <= MAX_OUTPUTS:
+        d = max(reduction, key=lambda i: extents[i])
+        other = math.prod(extents[i] for i in reduction if i != d)
+        s_count = _split_factor(extents[d], outputs, other)
+    else:
+        # Enough outputs for the GPU, but a thread per output walking a contiguous row
+        # reads memory 32 rows apart across a warp: split the innermost reduction by
+        # a warp instead, so that a warp reads 32 neighbouring elements.
+        inner = maps[0].results[-1] if maps[0].results else None
+        if inner is None or not isinstance(inner.maybe_downcast(), ir.AffineDimExpr):
+            return None
+        d = ir.AffineDimExpr(inner).position
+        long_enough = extents[d] >= WARP * MIN_PER_THREAD and extents[d] % WARP == 0
+        s_count = WARP if iterators[d] == "reduction" and long_enough else 0
     if not s_count:
         return None
 

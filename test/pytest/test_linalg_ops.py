@@ -143,3 +143,48 @@ def test_solve_inside_a_bigger_program():
 
     text, expected = export_program(f, chol, b)
     assert_matches(mlxc.compile(text)(chol, b), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-5), (np.float64, 1e-12),
+                                        (np.complex64, 1e-5), (np.complex128, 1e-12)])
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_matches_jax(dtype, rtol, lower):
+    rng = np.random.default_rng(6)
+    m = rng.standard_normal((3, 6, 6))
+    if np.dtype(dtype).kind == "c":
+        m = m + 1j * rng.standard_normal((3, 6, 6))
+    a = (m @ np.conj(np.swapaxes(m, -1, -2)) + 6 * np.eye(6)).astype(dtype)
+
+    if lower:
+        def f(a):
+            # symmetrize_input=False: one stablehlo.cholesky of the input, then tril.
+            return lax.linalg.cholesky(a, symmetrize_input=False)
+
+        x64 = np.dtype(dtype) in (np.float64, np.complex128)
+        with jax.enable_x64(x64):
+            text = jax.export.export(jax.jit(f), platforms=["tpu"])(a).mlir_module()
+            expected = np.asarray(jax.jit(f)(a))
+        assert "stablehlo.cholesky" in text
+        assert_matches(mlxc.compile(text)(a), (expected,), rtol=rtol)
+    else:
+        # JAX never asks for the upper factor: A = U^H U, U = L^H.
+        elem = {"float32": "f32", "float64": "f64", "complex64": "complex<f32>",
+                "complex128": "complex<f64>"}[np.dtype(dtype).name]
+        t = f"tensor<3x6x6x{elem}>"
+        text = f"""func.func @main(%a: {t}) -> {t} {{
+  %0 = stablehlo.cholesky %a, lower = false : {t}
+  return %0 : {t}
+}}"""
+        upper = np.conj(np.swapaxes(np.linalg.cholesky(a.astype(np.complex128)), -1, -2))
+        got = mlxc.compile(text)(a)
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got, upper, rtol=rtol * 10, atol=rtol * 10)
+
+
+def test_cholesky_of_an_indefinite_matrix_is_nan():
+    text = """func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.cholesky %a, lower = true : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}"""
+    got = mlxc.compile(text)(np.array([[1, 2], [2, 1]], np.float32))
+    assert got[0, 0] == 1 and np.isnan(got[1, 1])

@@ -1,4 +1,5 @@
-"""Linear-algebra ops: stablehlo.triangular_solve."""
+"""Linear-algebra ops: stablehlo.triangular_solve, stablehlo.cholesky, and the precision
+hints (`algorithm`) of stablehlo.dot_general."""
 
 from __future__ import annotations
 
@@ -183,3 +184,85 @@ def dot_algorithm(op) -> None:
     # every algorithm's precision, so the request is dropped.
     if "algorithm" in op.attributes:
         del op.attributes["algorithm"]
+
+
+@lowering("stablehlo.cholesky")
+def cholesky(op) -> None:
+    a_type = ir.RankedTensorType(op.operands[0].type)
+    shape, elem = list(a_type.shape), str(a_type.element_type)
+    lower = "lower" in op.attributes and ir.BoolAttr(op.attributes["lower"]).value
+    rank, n = len(shape), shape[-1]
+    batch = shape[:-2]
+    e = Emitter(a=tensor_type(shape, elem))
+    work = "f32" if elem in ("bf16", "f16") else elem
+    a_t = tensor_type(shape, work)
+    m = "%a" if work == elem else e.op("stablehlo.convert", ["%a"], a_t)
+    swap = i64_array(list(range(rank - 2)) + [rank - 1, rank - 2])
+    # Upper: A = U^H U is the lower factorization of A^H, read from A's upper triangle.
+    if not lower:
+        m = _maybe_conj(e, e.op("stablehlo.transpose", [m], a_t, f"permutation = {swap}"),
+                        shape, work, "ADJOINT")
+
+    # Column by column, as XLA's unblocked algorithm:
+    #   L[j, j] = sqrt(A[j, j] - L[j, :j] . conj(L[j, :j]))
+    #   L[j+1:, j] = (A[j+1:, j] - L[j+1:, :j] . conj(L[j, :j])) / L[j, j]
+    # Columns not yet computed are zero, so whole-row products sum over k < j only.
+    col_t = tensor_type(batch + [n, 1], work)
+    row_t = tensor_type(batch + [1, n], work)
+    one_t = tensor_type(batch + [1, 1], work)
+    scalar = "tensor<i64>"
+    rows = e.op("stablehlo.iota", [], tensor_type(batch + [n, 1], "i64"),
+                f"iota_dimension = {rank - 2} : i64")
+    l0 = e.constant(_zero(work), a_t)
+    e.line("%c0 = arith.constant 0 : index")
+    e.line("%c1 = arith.constant 1 : index")
+    e.line(f"%cn = arith.constant {n} : index")
+    e.line(f"%l = scf.for %j = %c0 to %cn step %c1 iter_args(%acc = {l0}) -> ({a_t}) {{",
+           l=a_t, acc=a_t)
+    e.line("%j64 = arith.index_cast %j : index to i64")
+    e.line(f"%ji = tensor.from_elements %j64 : {scalar}", ji=scalar)
+    zero_i = e.constant("0", scalar)
+    lead = [zero_i] * len(batch)
+    column = e.op("stablehlo.dynamic_slice", [m, *lead, zero_i, "%ji"], col_t,
+                  f"slice_sizes = {i64_array(batch + [n, 1])}")
+    row = _maybe_conj(e, e.op("stablehlo.dynamic_slice", ["%acc", *lead, "%ji", zero_i], row_t,
+                              f"slice_sizes = {i64_array(batch + [1, n])}"),
+                      batch + [1, n], work, "ADJOINT")
+    known = _dot(e, "%acc", row, rank - 1, rank - 1, col_t, batch, n)
+    rest = e.op("stablehlo.subtract", [column, known], col_t)
+    pivot = e.op("stablehlo.dynamic_slice", [rest, *lead, "%ji", zero_i], one_t,
+                 f"slice_sizes = {i64_array(batch + [1, 1])}")
+    if work.startswith("complex"):
+        # The pivot of a Hermitian matrix is real; its imaginary part is rounding.
+        part_t = tensor_type(batch + [1, 1], work[len("complex<"):-1])
+        root = e.op("stablehlo.sqrt", [e.op("stablehlo.real", [pivot], part_t)], part_t)
+        pivot = e.op("stablehlo.complex", [root, e.constant("0.0", part_t)], one_t)
+    else:
+        pivot = e.op("stablehlo.sqrt", [pivot], one_t)
+    scaled = e.op("stablehlo.divide", [rest, e.op(
+        "stablehlo.broadcast_in_dim", [pivot], col_t,
+        f"broadcast_dimensions = {i64_array(range(rank))}")], col_t)
+    # Rows above the diagonal stay zero; the diagonal itself is the root (the division
+    # above would round it).
+    j_col = e.op("stablehlo.broadcast_in_dim", ["%ji"], tensor_type(batch + [n, 1], "i64"),
+                 "broadcast_dimensions = array<i64>")
+    below = e.op("stablehlo.compare", [rows, j_col], tensor_type(batch + [n, 1], "i1"),
+                 "comparison_direction = #stablehlo<comparison_direction GT>")
+    at = e.op("stablehlo.compare", [rows, j_col], tensor_type(batch + [n, 1], "i1"),
+              "comparison_direction = #stablehlo<comparison_direction EQ>")
+    pivots = e.op("stablehlo.broadcast_in_dim", [pivot], col_t,
+                  f"broadcast_dimensions = {i64_array(range(rank))}")
+    zeros = e.constant(_zero(work), col_t)
+    new_col = e.op("stablehlo.select", [below, scaled, e.op("stablehlo.select", [at, pivots, zeros],
+                                                            col_t)], col_t)
+    nxt = e.op("stablehlo.dynamic_update_slice", ["%acc", new_col, *lead, zero_i, "%ji"], a_t)
+    e.line(f"scf.yield {nxt} : {a_t}")
+    e.line("}")
+    result = "%l"
+    if not lower:
+        result = _maybe_conj(e, e.op("stablehlo.transpose", [result], a_t,
+                                     f"permutation = {swap}"), shape, work, "ADJOINT")
+    if work != elem:
+        result = e.op("stablehlo.convert", [result], tensor_type(shape, elem))
+    e.line(f"return {result} : {tensor_type(shape, elem)}")
+    replace_with_text(op, e.text(), ["a"])

@@ -33,3 +33,16 @@ func.func @truncate(%x: f32, %y: f32) -> (f4E2M1FN, f16) {
   %1 = arith.truncf %y : f32 to f16
   return %0, %1 : f4E2M1FN, f16
 }
+
+// A vector converts element by element.
+// CHECK-LABEL: func.func @vector
+// CHECK: %[[E0:.*]] = vector.extract %arg0[0] : f8E5M2 from vector<2xf8E5M2>
+// CHECK: arith.bitcast %[[E0]] : f8E5M2 to i8
+// CHECK: %[[V0:.*]] = vector.insert %{{.*}}, %{{.*}} [0] : f32 into vector<2xf32>
+// CHECK: %[[E1:.*]] = vector.extract %arg0[1]
+// CHECK: %[[V1:.*]] = vector.insert %{{.*}}, %[[V0]] [1] : f32 into vector<2xf32>
+// CHECK: return %[[V1]]
+func.func @vector(%x: vector<2xf8E5M2>) -> vector<2xf32> {
+  %0 = arith.extf %x : vector<2xf8E5M2> to vector<2xf32>
+  return %0 : vector<2xf32>
+}

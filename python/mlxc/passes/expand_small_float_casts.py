@@ -11,11 +11,13 @@ behind would never lower. We expand them:
   mantissa. Overflow, infinities and NaN give what ml_dtypes gives (NaN for
   f8E4M3FN, infinity for f8E5M2, the largest value for the finite-only fp6/fp4).
 
-Scalars only (the CPU target computes these types one element at a time); truncation
-to f8E8M0FNU is left alone. Runs after arith-emulate-unsupported-floats.
+Vectors (from the CPU schedules) convert one element at a time; truncation to
+f8E8M0FNU is left alone. Runs after arith-emulate-unsupported-floats.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import ml_dtypes
 import numpy as np
@@ -106,22 +108,20 @@ def _table_global(module, fmt: _Format) -> str:
     return name
 
 
-def _extf(module, op, fmt: _Format, b: _Builder) -> ir.Value:
+def _extf(module, x: ir.Value, out: ir.Type, fmt: _Format, b: _Builder) -> ir.Value:
     f32 = ir.F32Type.get()
     index = ir.IndexType.get()
     name = _table_global(module, fmt)
     mtype = ir.MemRefType.get([1 << fmt.bits], f32)
-    code = b.op("arith.bitcast", ir.IntegerType.get_signless(fmt.bits), op.operands[0])
+    code = b.op("arith.bitcast", ir.IntegerType.get_signless(fmt.bits), x)
     wide = b.op("arith.extui", ir.IntegerType.get_signless(32), code)
     table = b.op("memref.get_global", mtype, name=ir.FlatSymbolRefAttr.get(name))
     value = ir.Operation.create("memref.load", results=[f32],
                                 operands=[table, b.op("arith.index_cast", index, wide)]).result
-    out = op.result.type
     return value if str(out) == "f32" else b.op("arith.extf", out, value)
 
 
-def _truncf(op, fmt: _Format, b: _Builder) -> ir.Value:
-    x = op.operands[0]
+def _truncf(x: ir.Value, out: ir.Type, fmt: _Format, b: _Builder) -> ir.Value:
     src = x.type
     p, bias_src, width = (23, 127, 32) if str(src) == "f32" else (52, 1023, 64)
     i = ir.IntegerType.get_signless(width)
@@ -166,7 +166,35 @@ def _truncf(op, fmt: _Format, b: _Builder) -> ir.Value:
     result = special(b.cmpf(_OGT, r, b.const(src, fmt.max)), fmt.max * 4, -fmt.max * 4)
     result = special(b.cmpf(_OGE, a, b.const(src, float("inf"))), float("inf"), float("-inf"))
     result = special(b.cmpf(_UNO, x, x), float("nan"), -float("nan"))
-    return b.op("arith.bitcast", op.result.type, result)
+    return b.op("arith.bitcast", out, result)
+
+
+def _element(t: ir.Type) -> ir.Type:
+    return ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+
+
+def _convert(module, op, fmt: _Format, b: _Builder) -> ir.Value:
+    """The expansion of `op`; a vector (left by vectorization) one element at a time."""
+    x, out = op.operands[0], op.result.type
+    scalar = _extf if op.name == "arith.extf" else _truncf
+
+    def one(value, out_element):
+        if scalar is _extf:
+            return _extf(module, value, out_element, fmt, b)
+        return _truncf(value, out_element, fmt, b)
+
+    if not isinstance(out, ir.VectorType):
+        return one(x, out)
+    vtype = ir.VectorType(out)
+    in_element = _element(x.type)
+    result = b.op("ub.poison", vtype, value=ir.Attribute.parse("#ub.poison"))
+    for index in itertools.product(*(range(d) for d in vtype.shape)):
+        position = ir.DenseI64ArrayAttr.get(list(index))
+        item = b.op("vector.extract", in_element, x, static_position=position)
+        result = ir.Operation.create("vector.insert", results=[vtype],
+                                     operands=[one(item, vtype.element_type), result],
+                                     attributes={"static_position": position}).result
+    return result
 
 
 def run(module) -> None:
@@ -174,8 +202,8 @@ def run(module) -> None:
     for op in irutil.walk(module):
         if op.name not in ("arith.extf", "arith.truncf"):
             continue
-        small_t = op.operands[0].type if op.name == "arith.extf" else op.result.type
-        other_t = op.result.type if op.name == "arith.extf" else op.operands[0].type
+        small_t = _element(op.operands[0].type if op.name == "arith.extf" else op.result.type)
+        other_t = _element(op.result.type if op.name == "arith.extf" else op.operands[0].type)
         if str(small_t) not in _FORMATS:
             continue
         if str(other_t) not in ("f32", "f64"):
@@ -185,7 +213,7 @@ def run(module) -> None:
         if op.name == "arith.truncf" and fmt.mantissa == 0:
             continue  # f8E8M0FNU: left to the usual lowering
         with ir.InsertionPoint(op), op.location:
-            value = _extf(module, op, fmt, b) if op.name == "arith.extf" else _truncf(op, fmt, b)
+            value = _convert(module, op, fmt, b)
         op.result.replace_all_uses_with(value)
         op.erase()
 

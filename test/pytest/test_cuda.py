@@ -367,3 +367,27 @@ def test_split_reductions_match_numpy_on_cpu(fn, shape):
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     src, _, expected = export_program(fn, x)
     assert_matches(_mapped_on_cpu(src, threads=256)(x), expected, 1e-5)
+
+
+def test_runtime_timing_reuses_temporaries(monkeypatch):
+    src = export_program(lambda x: x.sum(), np.ones(1 << 16, np.float32))[0]
+    exe = mlxc.compile(src, target="cuda")
+    allocs = [s for s in exe.plan["steps"] if s[0] == "alloc"]
+    assert allocs, "the split reduction needs partial-result buffers"
+    launches = [s for s in exe.plan["steps"] if s[0] == "launch"]
+    fake = _FakeDriver({s[1]: ((lambda *p: None), s[4]) for s in launches})
+    counted = {"alloc": 0}
+    real_alloc = fake.cuMemAlloc
+
+    def counting_alloc(n):
+        counted["alloc"] += 1
+        return real_alloc(n)
+
+    fake.cuMemAlloc = counting_alloc
+    monkeypatch.setattr(cuda_runtime, "_driver", fake)
+    monkeypatch.setattr(cuda_runtime, "_contexts", {})
+    assert exe.time(np.ones(1 << 16, np.float32), repeat=5) > 0
+    # inputs and outputs, then the temporaries once: not once per run
+    assert counted["alloc"] == 2 + len(allocs)
+    assert not fake.live
+    assert len(fake.launches) == 6 * len(launches)

@@ -133,8 +133,8 @@ def _tile(op) -> None:
     batch = tc.shape[0] if batched else 1
     m, n = tc.shape[-2:]
     k = ta.shape[-1]
-    if 0 in (m, n, k, batch):
-        return
+    if 0 in (m, n, k, batch) or -(-m // TILE) > 65535 or batch > 65535:
+        return  # grid y and z are limited to 65535 blocks
     text = _TEMPLATE.format(
         a_type=ta, b_type=tb, c_type=tc, elem=elem, tile=TILE, m=m, n=n, k=k, batch=batch,
         grid_x=-(-n // TILE), grid_y=-(-m // TILE), k_steps=-(-k // TILE),

@@ -15,7 +15,8 @@ llvmlite = pytest.importorskip("llvmlite", reason="the cuda target needs llvmlit
 
 from mlxc.targets.cuda import llvmir, ptx, toolkit  # noqa: E402
 
-needs_ptxas = pytest.mark.skipif(toolkit.ptxas() is None, reason="ptxas not installed")
+needs_ptxas = pytest.mark.skipif(toolkit.ptxas() is None or toolkit.libdevice() is None,
+                                 reason="ptxas or libdevice not installed (nvidia-cuda-nvcc-cu12)")
 needs_gpu = pytest.mark.skipif(not cuda_runtime.is_available(), reason="no CUDA driver or GPU")
 
 
@@ -91,6 +92,7 @@ def test_corpus_mapping_matches_jax_on_cpu(program):
     assert_matches(_mapped_on_cpu(text, threads=32)(*args), expected, p.rtol)
 
 
+@needs_ptxas
 def test_ptx_names_kernels_and_links_libdevice():
     import jax.numpy as jnp
 

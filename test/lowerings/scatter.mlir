@@ -51,17 +51,21 @@ func.func @set(%x: tensor<8xf32>, %i: tensor<3x1xi32>, %u: tensor<3xf32>) -> ten
 
 // -----
 
-// Unsigned elements keep the StableHLO body on rank-0 tensors (arith takes no ui32;
-// legalization makes it signless later); unsigned indices are widened to i64 first.
+// Unsigned elements: the loops work on signless views (bitcasts that vanish after
+// legalization) so that arith applies, with the unsigned max; unsigned indices are
+// widened to i64 first.
 // CHECK-LABEL: func.func @unsigned
-// CHECK: %[[WIDE:.*]] = stablehlo.convert %arg1 : (tensor<3xui8>) -> tensor<3xi64>
-// CHECK: scf.for
+// CHECK-DAG: %[[WIDE:.*]] = stablehlo.convert %arg1 : (tensor<3xui8>) -> tensor<3xi64>
+// CHECK-DAG: %[[X:.*]] = stablehlo.bitcast_convert %arg0 : (tensor<8xui32>) -> tensor<8xi32>
+// CHECK-DAG: %[[U:.*]] = stablehlo.bitcast_convert %arg2 : (tensor<3xui32>) -> tensor<3xi32>
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[X]]) -> (tensor<8xi32>)
 // CHECK:   tensor.extract %[[WIDE]]
-// CHECK:   %[[A:.*]] = tensor.from_elements %{{.*}} : tensor<ui32>
-// CHECK:   %[[B:.*]] = tensor.from_elements %{{.*}} : tensor<ui32>
-// CHECK:   %[[M:.*]] = stablehlo.maximum %[[A]], %[[B]] : tensor<ui32>
-// CHECK:   %[[E:.*]] = tensor.extract %[[M]][] : tensor<ui32>
-// CHECK:   tensor.insert %[[E]]
+// CHECK:   %[[OLD:.*]] = tensor.extract %[[ACC]]
+// CHECK:   %[[NEW:.*]] = tensor.extract %[[U]]
+// CHECK:   %[[M:.*]] = arith.maxui %[[OLD]], %[[NEW]] : i32
+// CHECK:   tensor.insert %[[M]]
+// CHECK: %[[OUT:.*]] = stablehlo.bitcast_convert %[[R]] : (tensor<8xi32>) -> tensor<8xui32>
+// CHECK: return %[[OUT]]
 func.func @unsigned(%x: tensor<8xui32>, %i: tensor<3xui8>, %u: tensor<3xui32>) -> tensor<8xui32> {
   %r = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<
       inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
@@ -70,6 +74,29 @@ func.func @unsigned(%x: tensor<8xui32>, %i: tensor<3xui8>, %u: tensor<3xui32>) -
     stablehlo.return %m : tensor<ui32>
   }) : (tensor<8xui32>, tensor<3xui8>, tensor<3xui32>) -> tensor<8xui32>
   return %r : tensor<8xui32>
+}
+
+// -----
+
+// An update computation of several ops is moved into the loop as it is, on rank-0
+// tensors that stablehlo-legalize-to-linalg lowers later.
+// CHECK-LABEL: func.func @general
+// CHECK: scf.for
+// CHECK:   %[[A:.*]] = tensor.from_elements %{{.*}} : tensor<f32>
+// CHECK:   %[[B:.*]] = tensor.from_elements %{{.*}} : tensor<f32>
+// CHECK:   %[[S:.*]] = stablehlo.sine %[[B]] : tensor<f32>
+// CHECK:   %[[P:.*]] = stablehlo.multiply %[[A]], %[[S]] : tensor<f32>
+// CHECK:   %[[E:.*]] = tensor.extract %[[P]][] : tensor<f32>
+// CHECK:   tensor.insert %[[E]]
+func.func @general(%x: tensor<8xf32>, %i: tensor<3x1xi32>, %u: tensor<3xf32>) -> tensor<8xf32> {
+  %r = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<
+      inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.sine %b : tensor<f32>
+    %p = stablehlo.multiply %a, %s : tensor<f32>
+    stablehlo.return %p : tensor<f32>
+  }) : (tensor<8xf32>, tensor<3x1xi32>, tensor<3xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
 }
 
 // -----

@@ -39,8 +39,9 @@ func.func @max_pool_grad(%x: tensor<4x6xf32>, %g: tensor<2x3xf32>) -> tensor<4x6
 // -----
 
 // Padding on dimension 0 only: that dimension is checked (position = 3 * i + w - 1),
-// dimension 1 is not. A select that is not one simple compare (an unsigned one here)
-// stays StableHLO on rank-0 tensors.
+// dimension 1 is not. A select that is not one simple op (a compare of negations here)
+// stays StableHLO on rank-0 tensors, and so does the scatter then: unsigned elements
+// reach both regions as they are.
 // CHECK-LABEL: func.func @padded
 // CHECK: scf.for %[[I:[^ ]*]] =
 // CHECK:   scf.for %[[J:[^ ]*]] =
@@ -53,13 +54,18 @@ func.func @max_pool_grad(%x: tensor<4x6xf32>, %g: tensor<2x3xf32>) -> tensor<4x6
 // CHECK-NOT: arith.cmpi
 // CHECK:     scf.if
 // CHECK:       tensor.from_elements {{.*}} : tensor<ui8>
+// CHECK:       stablehlo.not
 // CHECK:       stablehlo.compare  LT, {{.*}} UNSIGNED
 // CHECK:       tensor.extract {{.*}} : tensor<i1>
+// CHECK:     scf.if
+// CHECK:       stablehlo.add {{.*}} : tensor<ui8>
 func.func @padded(%x: tensor<6x2xui8>, %s: tensor<2x2xui8>) -> tensor<6x2xui8> {
   %zero = stablehlo.constant dense<0> : tensor<ui8>
   %r = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
   ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
-    %c = stablehlo.compare LT, %a, %b, UNSIGNED : (tensor<ui8>, tensor<ui8>) -> tensor<i1>
+    %na = stablehlo.not %a : tensor<ui8>
+    %nb = stablehlo.not %b : tensor<ui8>
+    %c = stablehlo.compare LT, %na, %nb, UNSIGNED : (tensor<ui8>, tensor<ui8>) -> tensor<i1>
     stablehlo.return %c : tensor<i1>
   }, {
   ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
@@ -69,6 +75,30 @@ func.func @padded(%x: tensor<6x2xui8>, %s: tensor<2x2xui8>) -> tensor<6x2xui8> {
       padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>}
      : (tensor<6x2xui8>, tensor<2x2xui8>, tensor<ui8>) -> tensor<6x2xui8>
   return %r : tensor<6x2xui8>
+}
+
+// -----
+
+// Unsigned elements with simple regions: signless views, an unsigned compare and add.
+// CHECK-LABEL: func.func @unsigned
+// CHECK: stablehlo.bitcast_convert %arg0 : (tensor<4xui16>) -> tensor<4xi16>
+// CHECK: stablehlo.broadcast_in_dim {{.*}} -> tensor<4xi16>
+// CHECK: arith.cmpi uge, {{.*}} : i16
+// CHECK: arith.addi {{.*}} : i16
+// CHECK: stablehlo.bitcast_convert {{.*}} : (tensor<4xi16>) -> tensor<4xui16>
+func.func @unsigned(%x: tensor<4xui16>, %s: tensor<2xui16>) -> tensor<4xui16> {
+  %zero = stablehlo.constant dense<0> : tensor<ui16>
+  %r = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
+  ^bb0(%a: tensor<ui16>, %b: tensor<ui16>):
+    %c = stablehlo.compare GE, %a, %b, UNSIGNED : (tensor<ui16>, tensor<ui16>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<ui16>, %b: tensor<ui16>):
+    %t = stablehlo.add %a, %b : tensor<ui16>
+    stablehlo.return %t : tensor<ui16>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}
+     : (tensor<4xui16>, tensor<2xui16>, tensor<ui16>) -> tensor<4xui16>
+  return %r : tensor<4xui16>
 }
 
 // -----

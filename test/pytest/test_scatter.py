@@ -319,3 +319,46 @@ def test_general_select_and_scatter(select, scatter, init):
                                    np.float32(init), scatter)
     text = _check(f, x, src)
     assert "stablehlo.select_and_scatter" in text
+
+
+UNSIGNED_SELECT_AND_SCATTER = """
+func.func @main(%x: tensor<6x2xui8>, %s: tensor<2x2xui8>) -> (tensor<6x2xui8>, tensor<6x2xui8>) {
+  %zero = stablehlo.constant dense<0> : tensor<ui8>
+  %general = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
+  ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
+    %na = stablehlo.not %a : tensor<ui8>
+    %nb = stablehlo.not %b : tensor<ui8>
+    %c = stablehlo.compare LT, %na, %nb, UNSIGNED : (tensor<ui8>, tensor<ui8>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
+    %t = stablehlo.add %a, %b : tensor<ui8>
+    stablehlo.return %t : tensor<ui8>
+  }) {window_dimensions = array<i64: 3, 1>, window_strides = array<i64: 3, 1>,
+      padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>}
+     : (tensor<6x2xui8>, tensor<2x2xui8>, tensor<ui8>) -> tensor<6x2xui8>
+  %simple = "stablehlo.select_and_scatter"(%x, %s, %zero) ({
+  ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
+    %c = stablehlo.compare GT, %a, %b, UNSIGNED : (tensor<ui8>, tensor<ui8>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
+    %t = stablehlo.add %a, %b : tensor<ui8>
+    stablehlo.return %t : tensor<ui8>
+  }) {window_dimensions = array<i64: 3, 1>, window_strides = array<i64: 3, 1>,
+      padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>}
+     : (tensor<6x2xui8>, tensor<2x2xui8>, tensor<ui8>) -> tensor<6x2xui8>
+  return %general, %simple : tensor<6x2xui8>, tensor<6x2xui8>
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_unsigned_select_and_scatter_against_interpreter(seed):
+    # Values above 127 must compare as unsigned, in moved regions and as arith alike;
+    # both selects (~a < ~b and a > b) pick the last of equal maxima.
+    rng = np.random.default_rng(seed)
+    inputs = [rng.choice(np.array([3, 100, 200, 255], np.uint8), size=(6, 2)),
+              rng.integers(0, 256, (2, 2)).astype(np.uint8)]
+    expected = interpret(UNSIGNED_SELECT_AND_SCATTER, inputs)
+    assert_matches(mlxc.compile(UNSIGNED_SELECT_AND_SCATTER)(*inputs), tuple(expected), 0)

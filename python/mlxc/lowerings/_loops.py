@@ -86,17 +86,23 @@ def _is_signless_int(t: ir.Type, min_width: int = 1) -> bool:
 
 
 # The binary StableHLO ops whose per-element meaning is one arith op, per element kind.
-# Unsigned and complex elements are left to the general path: arith takes only
-# signless integers, and those types are only made signless after legalization.
+# Complex elements are left to the general path. arith takes only signless integers:
+# lowerings apply these to unsigned elements through `signless` views of their tensors.
 _FLOAT_OPS = {"stablehlo.add": "arith.addf", "stablehlo.multiply": "arith.mulf",
               "stablehlo.maximum": "arith.maximumf", "stablehlo.minimum": "arith.minimumf"}
+_BITWISE_OPS = {"stablehlo.and": "arith.andi", "stablehlo.or": "arith.ori",
+                "stablehlo.xor": "arith.xori"}
 _INT_OPS = {"stablehlo.add": "arith.addi", "stablehlo.multiply": "arith.muli",
             "stablehlo.maximum": "arith.maxsi", "stablehlo.minimum": "arith.minsi",
-            "stablehlo.and": "arith.andi", "stablehlo.or": "arith.ori",
-            "stablehlo.xor": "arith.xori"}
-# On i1 (pred) only the bitwise ops are unambiguous: maxsi would order true below false.
-_BOOL_OPS = {"stablehlo.and": "arith.andi", "stablehlo.or": "arith.ori",
-             "stablehlo.xor": "arith.xori"}
+            **_BITWISE_OPS}
+_UINT_OPS = {**_INT_OPS, "stablehlo.maximum": "arith.maxui", "stablehlo.minimum": "arith.minui"}
+# i1 (pred) orders false below true; add on pred is rewritten to or before this runs.
+_BOOL_OPS = {"stablehlo.maximum": "arith.ori", "stablehlo.minimum": "arith.andi",
+             "stablehlo.multiply": "arith.andi", **_BITWISE_OPS}
+
+
+def _is_unsigned(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType) and t.is_unsigned
 
 
 def _scalar_op_table(t: ir.Type) -> dict:
@@ -104,7 +110,9 @@ def _scalar_op_table(t: ir.Type) -> dict:
         return _FLOAT_OPS
     if _is_signless_int(t, 2):
         return _INT_OPS
-    if _is_signless_int(t) and t.width == 1:
+    if _is_unsigned(t):
+        return _UINT_OPS
+    if _is_signless_int(t):
         return _BOOL_OPS
     return {}
 
@@ -127,7 +135,31 @@ def _compare_predicate(op, t: ir.Type):
     if _is_signless_int(t, 2) and ctype in (None, "SIGNED"):
         preds = {"EQ": "eq", "NE": "ne", "GE": "sge", "GT": "sgt", "LE": "sle", "LT": "slt"}
         return "arith.cmpi", getattr(arith.CmpIPredicate, preds[direction])
+    if (_is_unsigned(t) or _is_signless_int(t) and t.width == 1) and ctype in (None, "UNSIGNED"):
+        preds = {"EQ": "eq", "NE": "ne", "GE": "uge", "GT": "ugt", "LE": "ule", "LT": "ult"}
+        return "arith.cmpi", getattr(arith.CmpIPredicate, preds[direction])
     return None
+
+
+def signless(value: ir.Value) -> ir.Value:
+    """`value` with unsigned integer elements reinterpreted as signless, for arith.
+
+    The bitcasts (and the one back, `with_type`) vanish once legalization has made
+    every type signless, so the loops still update the original buffer in place.
+    """
+    t = value.type
+    if not _is_unsigned(t.element_type):
+        return value
+    view = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(t.element_type.width))
+    return ir.Operation.create("stablehlo.bitcast_convert", results=[view],
+                               operands=[value]).result
+
+
+def with_type(value: ir.Value, t: ir.Type) -> ir.Value:
+    """The inverse of `signless`: `value` reinterpreted as type `t`."""
+    if value.type == t:
+        return value
+    return ir.Operation.create("stablehlo.bitcast_convert", results=[t], operands=[value]).result
 
 
 def scalar_plan(region) -> Optional[list]:

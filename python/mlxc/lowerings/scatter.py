@@ -15,7 +15,7 @@ from .._mlir import arith, ir, stablehlo, tensor
 from ..errors import CompileError
 from . import lowering
 from ._loops import (all_of, apply_region, if_else, in_range, index, loop_nest, scalar_plan,
-                     static_shape)
+                     signless, static_shape, with_type)
 
 
 def _signless_indices(op, indices: ir.Value) -> ir.Value:
@@ -67,6 +67,9 @@ def scatter(op) -> None:
 
     with op.location, ir.InsertionPoint(op):
         indices = _signless_indices(op, op.operands[n])
+        if plan is not None:  # arith ops: unsigned elements seen as signless
+            inputs = [signless(v) for v in inputs]
+            updates = [signless(v) for v in updates]
 
         def index_position(scatter_ivs: list, component: int) -> list:
             """Where component `component` of a start index lies in scatter_indices."""
@@ -107,6 +110,7 @@ def scatter(op) -> None:
             return if_else(all_of(fits), results, apply_window)
 
         out = loop_nest([update_shape[d] for d in scatter_dims], inputs, per_position)
+        out = [with_type(v, r.type) for v, r in zip(out, op.results)]
     for old, new in zip(op.results, out):
         old.replace_all_uses_with(new)
     op.erase()

@@ -14,7 +14,7 @@ from .._mlir import arith, ir, tensor
 from ..errors import CompileError
 from . import lowering
 from ._loops import (all_of, apply_region, boolean, if_else, in_range, index, loop_nest,
-                     scalar_plan, static_shape)
+                     scalar_plan, signless, static_shape, with_type)
 
 
 def _i64_list(op, name: str, default: list[int]) -> list[int]:
@@ -45,14 +45,22 @@ def select_and_scatter(op) -> None:
                 raise CompileError.at(op, f"stablehlo.select_and_scatter: {what} argument "
                                           f"{i} is {arg.type}; mlxc expects tensor<{element}>")
     select_plan, scatter_plan = scalar_plan(select_region), scalar_plan(scatter_region)
+    # Both regions as arith ops, on signless views of unsigned elements; or both as
+    # moved StableHLO ops on the elements as they are (the scalars flow between them).
+    as_arith = select_plan is not None and scatter_plan is not None
+    if not as_arith and isinstance(element, ir.IntegerType) and element.is_unsigned:
+        select_plan = scatter_plan = None
     # Only dimensions with padding can put a window element outside the operand.
     may_leave = [pad_low[d] > 0 or (source_shape[d] - 1) * strides[d] + window[d] > shape[d]
                  for d in range(rank)]
     result_type = op.results[0].type
 
     with op.location, ir.InsertionPoint(op):
+        if as_arith:
+            operand, source, init = signless(operand), signless(source), signless(init)
+        filled_type = ir.RankedTensorType.get(shape, init.type.element_type)
         filled = ir.Operation.create(
-            "stablehlo.broadcast_in_dim", results=[result_type], operands=[init],
+            "stablehlo.broadcast_in_dim", results=[filled_type], operands=[init],
             attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}).result
         # Any value of the element type, to start the selection before it has one.
         placeholder = tensor.ExtractOp(init, []).result
@@ -97,5 +105,6 @@ def select_and_scatter(op) -> None:
             return if_else(found, [result], scatter_one)
 
         (out,) = loop_nest(source_shape, [filled], per_source)
+        out = with_type(out, result_type)
     op.results[0].replace_all_uses_with(out)
     op.erase()

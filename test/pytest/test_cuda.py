@@ -393,3 +393,15 @@ def test_runtime_timing_reuses_temporaries(monkeypatch):
     assert counted["alloc"] == 2 + len(allocs)
     assert not fake.live
     assert len(fake.launches) == 6 * len(launches)
+
+
+def test_dumps_resume_after_the_gpu_stages(tmp_path):
+    import jax.numpy as jnp
+
+    src = export_program(lambda x, w: jnp.tanh(x @ w), np.ones((20, 30), np.float32),
+                         np.ones((30, 40), np.float32))[0]
+    with mlxc.settings.override(dump_dir=str(tmp_path)):
+        exe = mlxc.compile(src, target="cuda")
+    for name in ("06-gpu.mlir", "07-nvvm.mlir"):
+        resumed = mlxc.compile(str(tmp_path / name), target="cuda")
+        assert resumed.ptx == exe.ptx and resumed.plan["steps"] == exe.plan["steps"]

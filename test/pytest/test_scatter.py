@@ -23,7 +23,7 @@ def _check(fn, *args, x64=False, rtol=1e-6):
     copies = [np.array(a, copy=True) for a in args]
     assert_matches(exe(*args), expected, rtol)
     for a, c in zip(args, copies):  # the caller's arrays are never written
-        np.testing.assert_array_equal(np.asarray(a).view(np.uint8), c.view(np.uint8))
+        assert np.asarray(a).tobytes() == c.tobytes()
     return text
 
 
@@ -156,6 +156,22 @@ def test_operand_still_used_after_the_scatter():
     _check(lambda x, i, u: (x.at[i].set(u), x * 2.0, x.at[i].add(u).at[i].mul(u)), x, i, u)
 
 
+def test_set_with_repeated_indices_keeps_the_last():
+    # JAX leaves the winner unspecified; XLA applies updates in order, and so does mlxc.
+    x, u, i = _f32(10, 3), _f32(40, 3), _idx(10, 40)
+    _check(lambda x, i, u: x.at[i].set(u), x, i, u)
+
+
+def test_scatter_inside_loops_and_conditionals():
+    x, u, i = _f32(10, 3), _f32(12, 3), _idx(10, 12)
+
+    def f(x, i, u, p):
+        x = lax.fori_loop(0, 4, lambda k, acc: acc.at[i].add(u * k), x)
+        return lax.cond(p > 0, lambda: x.at[i].max(u), lambda: x.at[i].min(u))
+    _check(f, x, i, u, np.float32(1), rtol=1e-5)
+    _check(f, x, i, u, np.float32(-1), rtol=1e-5)
+
+
 # ------------------------------------------------------------------ element types
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float64, np.int8,
@@ -174,6 +190,15 @@ def test_element_types(dtype, method):
     rtol = {np.dtype(np.float16): 1e-3, np.dtype(ml_dtypes.bfloat16): 1e-2}.get(dt, 1e-6)
     _check(lambda x, i, u: getattr(x.at[i], method)(u), x, i, u, x64=dt.itemsize == 8,
            rtol=rtol)
+
+
+@pytest.mark.parametrize("method", ["set", "add", "mul"])
+def test_complex(method):
+    # Complex updates go through the general path (StableHLO ops on rank-0 tensors).
+    x = (_f32(10, 2) + 1j * _f32(10, 2)).astype(np.complex64)
+    u = (_f32(15, 2) + 1j * _f32(15, 2)).astype(np.complex64)
+    i = RNG.permutation(10)[:9].astype(np.int32) if method == "set" else _idx(10, 9)
+    _check(lambda x, i, u: getattr(x.at[i], method)(u[:9]), x, i, u, rtol=1e-5)
 
 
 @pytest.mark.parametrize("method", ["set", "min", "max"])

@@ -106,7 +106,28 @@ def _has_sub_byte(op) -> bool:
     return False
 
 
-def _innermost(ranges: list[int], scalar: bool = False) -> Optional[Schedule]:
+def _vector_dim(op, ranges: list[int]) -> int:
+    """The loop to vectorize: the one running along the contiguous (last) dimension of
+    the biggest operand, so vector loads are contiguous. For a sum over rows that is
+    the parallel loop, not the reduction (which would read a column: a gather)."""
+    if op.name != "linalg.generic":
+        return len(ranges) - 1
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    best, best_size = len(ranges) - 1, -1
+    for operand, amap in zip(op.operands, maps):
+        shape = _static_shape(operand.type) or []
+        size = 1
+        for d in shape:
+            size *= d
+        if shape and amap.results and size > best_size:
+            last = amap.results[len(shape) - 1]
+            if isinstance(last, ir.AffineDimExpr) and shape[-1] > 1:
+                best, best_size = last.position, size
+    return best
+
+
+def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = None
+               ) -> Optional[Schedule]:
     if not ranges or 0 in ranges:
         return None
     tiles = [1] * len(ranges)
@@ -114,10 +135,11 @@ def _innermost(ranges: list[int], scalar: bool = False) -> Optional[Schedule]:
         # Booleans (and i4, f4, ...) are bytes in memory but packed bits in an LLVM
         # vector: a vector load or store would mix them up. One element per tile.
         return Schedule("scalar", [[0 if r == 1 else 1 for r in ranges]])
-    tiles[-1] = fit(ranges[-1], VECTOR)
-    if tiles[-1] < 8 and ranges[-1] <= MAX_VECTOR:
+    d = len(ranges) - 1 if dim is None else dim
+    tiles[d] = fit(ranges[d], VECTOR)
+    if tiles[d] < 8 and ranges[d] <= MAX_VECTOR:
         # e.g. 1000 = 8 x 125 or a prime: one whole row is a better vector
-        tiles[-1] = ranges[-1]
+        tiles[d] = ranges[d]
     return Schedule("elementwise", [[0 if t == r else t for t, r in zip(tiles, ranges)]])
 
 
@@ -193,5 +215,5 @@ def choose(op) -> Optional[Schedule]:
         ranges = _generic_ranges(op)
         if ranges is None:
             return None
-        return _innermost(ranges, _has_sub_byte(op))
+        return _innermost(ranges, _has_sub_byte(op), _vector_dim(op, ranges))
     return None

@@ -10,8 +10,10 @@ The sizes target AVX-512 (16 f32 per register, 32 registers):
 - contractions: an 8x32 register tile of the result (16 accumulator registers), the
   reduction one step at a time as broadcast + FMA; around it a 64x256x256 cache tile,
   so that a 256x256 block of the right-hand side (256 KiB) stays in L2;
-- convolutions: tiled to one output row and one filter row, then decomposed to a 1-D
-  convolution that the vectorizer handles, with 8 output pixels x 32 channels;
+- convolutions: tiled to one output row, one filter tap and 8 input channels, then
+  decomposed to a 1-D convolution that the vectorizer handles: 8 output pixels x 32
+  output channels accumulate in registers across the taps and channels (a whole
+  filter row and all channels unrolled made LLVM take seconds);
 - everything else (elementwise, broadcasts, reductions, fills): every loop tiled to 1
   except the innermost, which becomes a vector of up to 64 elements.
 
@@ -185,7 +187,7 @@ def choose(op) -> Optional[Schedule]:
         (n, oh, ow, f), (kh, kw, c, _) = shapes[2], shapes[1]
         if 0 in (n, oh, ow, f, kh, kw, c):
             return None
-        return Schedule("convolution", [[1, 1, fit(ow, 8), fit(f, REG_N), 1, 0, 0]],
+        return Schedule("convolution", [[1, 1, fit(ow, 8), fit(f, REG_N), 1, 1, fit(c, 8)]],
                         decompose=True)
     if name == "linalg.conv_2d_nhwc_hwcf":
         return None

@@ -97,9 +97,12 @@ def run_one(b, rounds: int, budget_s: float) -> dict:
     xla_temp = getattr(mem, "temp_size_in_bytes", None) if mem is not None else None
 
     text = jax.export.export(jax.jit(b.fn))(*args).mlir_module()
-    t = time.perf_counter()
-    exe = mlxc.compile(text)
-    mlxc_compile = time.perf_counter() - t
+    # Cold compile: no reuse of a program compiled by an earlier run.
+    no_cache = {"cache": False} if "cache" in mlxc.settings.SETTINGS else {}
+    with mlxc.settings.override(**no_cache):
+        t = time.perf_counter()
+        exe = mlxc.compile(text)
+        mlxc_compile = time.perf_counter() - t
     mlxc_temp = exe.memory_stats().get("temp_bytes")
 
     dev_args = [jax.device_put(a) for a in args]

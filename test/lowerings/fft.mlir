@@ -57,3 +57,21 @@ func.func @fft_ifft(%x: tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>> {
   %1 = stablehlo.fft %0, type = IFFT, length = [6] : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>>
   return %1 : tensor<6xcomplex<f32>>
 }
+
+// -----
+
+// A long composite length splits: 128 = 8 x 16, the x viewed as [8, 16], a DFT of
+// length 8 over the rows, twiddles w_128^(row * col), a DFT of length 16 over the
+// columns, and the result read column-major.
+// CHECK-LABEL: func.func @split
+// CHECK: %[[V:.*]] = stablehlo.reshape %{{.*}} : (tensor<2x128xcomplex<f64>>) -> tensor<2x8x16xcomplex<f64>>
+// CHECK: stablehlo.dot_general %[[V]], %{{.*}}, contracting_dims = [1] x [0]{{.*}} -> tensor<2x16x8xcomplex<f64>>
+// CHECK: stablehlo.constant dense<128> : tensor<8x16xi64>
+// CHECK: stablehlo.constant dense<-0.049087385212340517> : tensor<8x16xf64>
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [2] x [0]{{.*}} -> tensor<2x8x16xcomplex<f64>>
+// CHECK: stablehlo.transpose %{{.*}}, dims = [0, 2, 1] : (tensor<2x8x16xcomplex<f64>>) -> tensor<2x16x8xcomplex<f64>>
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<2x16x8xcomplex<f64>>) -> tensor<2x128xcomplex<f64>>
+func.func @split(%x: tensor<2x128xcomplex<f32>>) -> tensor<2x128xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = FFT, length = [128] : (tensor<2x128xcomplex<f32>>) -> tensor<2x128xcomplex<f32>>
+  return %0 : tensor<2x128xcomplex<f32>>
+}

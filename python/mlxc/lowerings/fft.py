@@ -1,11 +1,12 @@
-"""stablehlo.fft (FFT, IFFT, RFFT, IRFFT) as discrete Fourier transforms: one dot with
-a twiddle matrix per transformed dimension, innermost first.
+"""stablehlo.fft (FFT, IFFT, RFFT, IRFFT), one transformed dimension at a time,
+innermost first.
 
-A DFT costs O(N^2) per dimension where an FFT costs O(N log N); in exchange it is a
-plain dot that the rest of the pipeline already handles, for every length. Twiddles
-are computed in f64 from the exact integer k*n mod N, and the transform runs in f64
-whatever the element type, so f32 results are the exact DFT rounded once at the end:
-the error does not grow with N, as it does for a naive f32 DFT.
+A dimension of length up to 64, or of prime length, is one dot with a twiddle matrix
+(a DFT, O(N^2)); a longer composite one splits Cooley-Tukey style into two shorter
+transforms and a twiddle product, recursively (O(N sqrt N) or better), so lengths in
+the thousands stay cheap. Twiddles are computed in f64 from the exact integer k*n mod
+N, and the transform runs in f64 whatever the element type, so f32 results are the
+transform rounded once at the end.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from .from_text import replace_with_text
 from .text import Emitter, i64_array, tensor_type
 
 _WORK = "complex<f64>"
+# Longer transforms of composite length split into two shorter ones (Cooley-Tukey).
+_DIRECT_MAX = 64
 
 
 @lowering("stablehlo.fft")
@@ -37,20 +40,41 @@ def fft(op) -> None:
         # Real input: a complex transform of (x + 0i) along the last axis keeps only
         # the non-redundant half of the spectrum, N/2 + 1 entries.
         x = _to_work(e, x, shape, in_elem)
-        x, shape = _dft(e, x, shape, axes[-1], lengths[-1], lengths[-1] // 2 + 1, inverse=False)
+        if lengths[-1] <= _DIRECT_MAX:
+            x, shape = _dft(e, x, shape, axes[-1], lengths[-1], lengths[-1] // 2 + 1,
+                            inverse=False)
+        else:
+            x, shape = _transform(e, x, shape, axes[-1], lengths[-1], inverse=False)
+            x, shape = _slice_axis(e, x, shape, axes[-1], 0, lengths[-1] // 2 + 1)
         for axis in reversed(axes[:-1]):
-            x, shape = _dft(e, x, shape, axis, lengths[axis - axes[0]], None, inverse=False)
+            x, shape = _transform(e, x, shape, axis, lengths[axis - axes[0]], inverse=False)
     elif kind == "IRFFT":
         x = _to_work(e, x, shape, in_elem)
         for axis in reversed(axes[:-1]):
-            x, shape = _dft(e, x, shape, axis, lengths[axis - axes[0]], None, inverse=True)
-        # Hermitian input: X[N-k] = conj(X[k]), so the real result is Re(sum over the
-        # stored half, with every term but k = 0 and k = N/2 counted twice).
-        x, shape = _dft(e, x, shape, axes[-1], lengths[-1], None, inverse=True, real_output=True)
+            x, shape = _transform(e, x, shape, axis, lengths[axis - axes[0]], inverse=True)
+        n = lengths[-1]
+        if n <= _DIRECT_MAX:
+            # Hermitian input: X[N-k] = conj(X[k]), so the real result is Re(sum over
+            # the stored half, every term but k = 0 and k = N/2 counted twice).
+            x, shape = _dft(e, x, shape, axes[-1], n, None, inverse=True, real_output=True)
+        else:
+            # The whole spectrum from its stored half, then Re(IFFT): the imaginary
+            # parts of X[0] and X[N/2] drop out there, as in numpy and XLA.
+            x, shape = _slice_axis(e, x, shape, axes[-1], 0, n // 2 + 1)
+            mirror, mirror_shape = _slice_axis(e, x, shape, axes[-1], 1, n - n // 2)
+            mirror = e.op("stablehlo.reverse", [_conj(e, mirror, mirror_shape)],
+                          tensor_type(mirror_shape, _WORK),
+                          f"dimensions = {i64_array([axes[-1]])}")
+            shape = shape[:axes[-1]] + [n] + shape[axes[-1] + 1:]
+            x = e.op("stablehlo.concatenate", [x, mirror], tensor_type(shape, _WORK),
+                     f"dimension = {axes[-1]} : i64")
+            x, shape = _transform(e, x, shape, axes[-1], n, inverse=True)
+            x = e.op("stablehlo.real", [x], tensor_type(shape, "f64"))
     else:
         x = _to_work(e, x, shape, in_elem)
         for axis in reversed(axes):
-            x, shape = _dft(e, x, shape, axis, lengths[axis - axes[0]], None, inverse=kind == "IFFT")
+            x, shape = _transform(e, x, shape, axis, lengths[axis - axes[0]],
+                                  inverse=kind == "IFFT")
 
     if out_elem != ("f64" if kind == "IRFFT" else _WORK):
         x = e.op("stablehlo.convert", [x], tensor_type(out_shape, out_elem))
@@ -124,3 +148,66 @@ def _twiddles(e: Emitter, rows: int, cols: int, n: int, inverse: bool, hermitian
         cos = e.op("stablehlo.multiply", [cos, factor], f64_t)
         sin = e.op("stablehlo.multiply", [sin, factor], f64_t)
     return e.op("stablehlo.complex", [cos, sin], tensor_type(shape, _WORK))
+
+
+def _transform(e: Emitter, x: str, shape: list, axis: int, n: int, inverse: bool):
+    """The complex DFT of `x` along `axis`: one dot when `n` is short or prime, else
+    the four-step split n = n1 * n2 (n1 the largest factor up to sqrt(n)):
+    X[k1 + n1 k2] = sum_n2 w_n2^(n2 k2) w_n^(n2 k1) sum_n1 w_n1^(n1 k1) x[n2 + n2_len n1],
+    which costs O(n (n1 + n2)) instead of O(n^2)."""
+    n1 = max((f for f in range(1, math.isqrt(n) + 1) if n % f == 0), default=1)
+    if n <= _DIRECT_MAX or n1 == 1:
+        return _dft(e, x, shape, axis, n, None, inverse)
+    n2 = n // n1
+    rank = len(shape)
+    # Work on the last axis, split into [n1, n2]: element [a, b] is x[n2 * a + b].
+    last = list(range(axis)) + list(range(axis + 1, rank)) + [axis]
+    moved = [shape[d] for d in last]
+    y = x if axis == rank - 1 else e.op("stablehlo.transpose", [x], tensor_type(moved, _WORK),
+                                        f"permutation = {i64_array(last)}")
+    split = moved[:-1] + [n1, n2]
+    y = e.op("stablehlo.reshape", [y], tensor_type(split, _WORK))
+    y, _ = _transform(e, y, split, rank - 1, n1, inverse)  # over a: [k1, b]
+    # Twiddles w_n^(b k1), from the exact b * k1 mod n.
+    i64_t, f64_t = tensor_type([n1, n2], "i64"), tensor_type([n1, n2], "f64")
+    k1 = e.op("stablehlo.iota", [], i64_t, "iota_dimension = 0 : i64")
+    b = e.op("stablehlo.iota", [], i64_t, "iota_dimension = 1 : i64")
+    turns = e.op("stablehlo.remainder", [e.op("stablehlo.multiply", [k1, b], i64_t),
+                                         e.constant(str(n), i64_t)], i64_t)
+    angle = e.op("stablehlo.multiply", [e.op("stablehlo.convert", [turns], f64_t),
+                                        e.constant(repr((2 if inverse else -2) * math.pi / n), f64_t)],
+                 f64_t)
+    w = e.op("stablehlo.complex", [e.op("stablehlo.cosine", [angle], f64_t),
+                                   e.op("stablehlo.sine", [angle], f64_t)],
+             tensor_type([n1, n2], _WORK))
+    w = e.op("stablehlo.broadcast_in_dim", [w], tensor_type(split, _WORK),
+             f"broadcast_dimensions = {i64_array([rank - 1, rank])}")
+    y = e.op("stablehlo.multiply", [y, w], tensor_type(split, _WORK))
+    y, _ = _transform(e, y, split, rank, n2, inverse)  # over b: [k1, k2]
+    # Output index k1 + n1 * k2: k2 major.
+    swapped = moved[:-1] + [n2, n1]
+    y = e.op("stablehlo.transpose", [y], tensor_type(swapped, _WORK),
+             f"permutation = {i64_array(list(range(rank - 1)) + [rank, rank - 1])}")
+    y = e.op("stablehlo.reshape", [y], tensor_type(moved, _WORK))
+    if axis != rank - 1:
+        back = [last.index(d) for d in range(rank)]
+        y = e.op("stablehlo.transpose", [y], tensor_type(shape, _WORK),
+                 f"permutation = {i64_array(back)}")
+    return y, list(shape)
+
+
+def _slice_axis(e: Emitter, x: str, shape: list, axis: int, start: int, stop: int):
+    out = list(shape)
+    out[axis] = stop - start
+    starts = [0] * len(shape)
+    starts[axis] = start
+    return e.op("stablehlo.slice", [x], tensor_type(out, _WORK),
+                f"start_indices = {i64_array(starts)}, "
+                f"limit_indices = {i64_array([*shape[:axis], stop, *shape[axis + 1:]])}, "
+                f"strides = {i64_array([1] * len(shape))}"), out
+
+
+def _conj(e: Emitter, x: str, shape: list) -> str:
+    part = tensor_type(shape, "f64")
+    return e.op("stablehlo.complex", [e.op("stablehlo.real", [x], part), e.op(
+        "stablehlo.negate", [e.op("stablehlo.imag", [x], part)], part)], tensor_type(shape, _WORK))

@@ -92,3 +92,21 @@ func.func @tanh(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>) -> (tensor<2xcomp
   %1 = stablehlo.tanh %x : tensor<2xf32>
   return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
 }
+
+// -----
+
+// Complex log1p: (1/2) log1p(x (x + 2) + y^2) + i atan2(y, x + 1); log|1 + z| for huge z.
+// CHECK-LABEL: func.func @log_plus_one
+// CHECK: %[[L:.*]] = stablehlo.log_plus_one %{{.*}} : tensor<2xf32>
+// CHECK: %[[SMALL:.*]] = stablehlo.multiply %{{.*}}, %[[L]]
+// CHECK: %[[LARGE:.*]] = stablehlo.log
+// CHECK: %[[IS_LARGE:.*]] = stablehlo.compare GT
+// CHECK: %[[RE:.*]] = stablehlo.select %[[IS_LARGE]], %[[LARGE]], %[[SMALL]]
+// CHECK: %[[IM:.*]] = stablehlo.atan2
+// CHECK: stablehlo.complex %[[RE]], %[[IM]]
+// CHECK: stablehlo.log_plus_one %arg1 : tensor<2xf32>
+func.func @log_plus_one(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>) -> (tensor<2xcomplex<f32>>, tensor<2xf32>) {
+  %0 = stablehlo.log_plus_one %z : tensor<2xcomplex<f32>>
+  %1 = stablehlo.log_plus_one %x : tensor<2xf32>
+  return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
+}

@@ -133,3 +133,20 @@ def test_products_round_as_jax_does(dtype_name):
     np.testing.assert_array_equal(mlxc.compile(text)(a, b), product)
     text, _, (cumprod,) = export_program(lambda x: jnp.cumprod(x, axis=0), c, x64=x64)
     np.testing.assert_array_equal(mlxc.compile(text)(c), cumprod)
+
+
+def test_log1p_is_accurate_where_one_plus_z_is_near_the_unit_circle():
+    exe = mlxc.compile("""
+    func.func @main(%z: tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>> {
+      %0 = stablehlo.log_plus_one %z : tensor<6xcomplex<f32>>
+      return %0 : tensor<6xcomplex<f32>>
+    }""")
+    z = np.array([-1.943189 - 0.40870938j, 1e-8 + 1e-8j, -0.3 + 0.7j, 3 - 4j,
+                  1e30 + 1e30j, -1e25 + 0j], np.complex64)
+    exact = np.log(1 + z.astype(np.complex128))  # 1 + z is exact in f64 for these
+    out = exe(z)
+    # A few ulps; where x (x + 2) and y^2 cancel (-0.3 + 0.7i) a few ulps of 1.
+    well_conditioned = np.arange(6) != 2
+    np.testing.assert_allclose(out.real[well_conditioned], exact.real[well_conditioned], rtol=2e-7)
+    np.testing.assert_allclose(out.real[2], exact.real[2], atol=1e-7)
+    np.testing.assert_allclose(out.imag, exact.imag, rtol=2e-7)

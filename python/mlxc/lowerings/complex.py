@@ -9,6 +9,9 @@
 - `tanh` on complex: upstream's formula loses ~5 digits near the real axis. We use
   (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y), free of cancellation, and
   its limit sign(x) + 4i sin y cos y exp(-2|x|) where sinh^2 x would overflow.
+- `log_plus_one` on complex: upstream's real part, log|1 + z|, cancels when |1 + z| is
+  near 1. We use (1/2) log1p(x (x + 2) + y^2), as XLA does, and log|1 + z| only where
+  the squares would overflow.
 - `cbrt` on complex: upstream has no lowering; we take the principal root,
   cbrt(|z|) * exp(i * arg(z) / 3), as the reference interpreter does.
 """
@@ -172,5 +175,35 @@ def tanh(op) -> None:
                              "#stablehlo<comparison_direction GT>"),
                          compare_type=ir.Attribute.parse("#stablehlo<comparison_type FLOAT>"))
         result = _create("stablehlo.select", z.type, [is_far, far, near])
+    op.result.replace_all_uses_with(result)
+    op.erase()
+
+
+@lowering("stablehlo.log_plus_one")
+def log_plus_one(op) -> None:
+    z = op.operands[0]
+    if not _is_complex(z.type):
+        return
+    part = _part_type(z.type)
+    pred = _tensor(part.shape, ir.IntegerType.get_signless(1))
+    # Below this |x| + |y|, x (x + 2) + y^2 cannot overflow.
+    limit = 4e18 if str(part.element_type) == "f32" else 3e153
+
+    def f(name, *args):
+        return _create(f"stablehlo.{name}", part, list(args))
+
+    with ir.InsertionPoint(op), op.location:
+        x, y = f("real", z), f("imag", z)
+        x1 = f("add", x, _splat(part, 1.0))
+        small = f("multiply", _splat(part, 0.5), f("log_plus_one", f("add", f("multiply", x, f(
+            "add", x, _splat(part, 2.0))), f("multiply", y, y))))
+        large = f("log", _create("stablehlo.abs", part, [_create("stablehlo.complex", z.type, [x1, y])]))
+        is_large = _create("stablehlo.compare", pred, [f("add", f("abs", x), f("abs", y)),
+                                                       _splat(part, limit)],
+                           comparison_direction=ir.Attribute.parse(
+                               "#stablehlo<comparison_direction GT>"),
+                           compare_type=ir.Attribute.parse("#stablehlo<comparison_type FLOAT>"))
+        re = _create("stablehlo.select", part, [is_large, large, small])
+        result = _create("stablehlo.complex", z.type, [re, f("atan2", y, x1)])
     op.result.replace_all_uses_with(result)
     op.erase()

@@ -168,3 +168,14 @@ def test_conformance_suites():
     assert not unexpected, "new conformance failures:\n" + "\n".join(messages)
     assert not fixed, ("these cases pass now; remove them from conformance_known_failures.txt "
                        "(python tools/known_failures.py):\n" + "\n".join(fixed))
+
+
+def test_oracle_comparison_is_normwise_for_floats():
+    from mlxc.conformance.execute import _compare_with_oracle
+    e = np.array([1.0, -2.0, 0.003436312], np.float32)
+    # A dot product added in another order: a small entry moves by ~8e-9, far more
+    # than 3 ulp of itself but ~eps of the result's size.
+    assert _compare_with_oracle(np.array([1.0, -2.0, 0.003436304], np.float32), e) is None
+    assert "normwise" in _compare_with_oracle(np.array([1.0, -2.0, 0.0035], np.float32), e)
+    assert _compare_with_oracle(np.array([1.0, np.nan, 0.0], np.float32), e) is not None
+    assert _compare_with_oracle(np.array([1, 2]), np.array([1, 3])) is not None

@@ -29,7 +29,8 @@ WORKER = [sys.executable, "-m", "mlxc.conformance.worker"]
 class _Worker:
     def __init__(self, root: str, command: list[str]):
         self.log = tempfile.TemporaryFile()
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # Each case compiles once: caching thousands of one-off programs only fills the disk.
+        env = dict(os.environ, PYTHONUNBUFFERED="1", MLXC_CACHE="0")
         self.proc = subprocess.Popen(command + [root],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.log, env=env)

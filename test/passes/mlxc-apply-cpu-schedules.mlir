@@ -86,3 +86,14 @@ func.func @column_sum(%a: tensor<300x128xf32>) -> tensor<128xf32> {
   } -> tensor<128xf32>
   return %r : tensor<128xf32>
 }
+
+// A rank-reducing insert_slice (a column): the vectorizer would write it along a
+// row, so this function is not vectorized either.
+// CHECK-LABEL: func.func @column_insert
+// CHECK: tensor.insert_slice {{.*}} [4, 1] [1, 1] : tensor<4xf32> into tensor<4x5xf32>
+// CHECK-NOT: vector.
+// CHECK: return
+func.func @column_insert(%x: tensor<4x5xf32>, %c: tensor<4xf32>, %j: index) -> tensor<4x5xf32> {
+  %r = tensor.insert_slice %c into %x[0, %j] [4, 1] [1, 1] : tensor<4xf32> into tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}

@@ -120,13 +120,17 @@ def _hoist(module) -> None:
     _apply(module, _script(module, "\n".join(lines)), "hoist")
 
 
-def _has_strided_insert(func) -> bool:
+def _has_unsafe_insert(func) -> bool:
     # The vectorizer turns tensor.insert_slice into a transfer_write and drops its
-    # strides (an interior-padded conv_transpose input came out wrong): leave such
-    # functions unvectorized, only tiled.
+    # strides (an interior-padded conv_transpose input came out wrong) and the dims a
+    # rank-reducing insert drops (a column written along a row): leave such functions
+    # unvectorized, only tiled.
     for op in irutil.walk(func):
-        if op.name == "tensor.insert_slice" and any(
-                s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["static_strides"])):
+        if op.name != "tensor.insert_slice":
+            continue
+        strided = any(s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
+        source, dest = op.operands[0].type, op.operands[1].type
+        if strided or ir.ShapedType(source).rank != ir.ShapedType(dest).rank:
             return True
     return False
 
@@ -151,7 +155,7 @@ def run(module) -> None:
         _tag(op, len(chosen))
         chosen.append(schedule)
     for func in irutil.functions(module):
-        if func.name == "func.func" and not _has_strided_insert(func):
+        if func.name == "func.func" and not _has_unsafe_insert(func):
             func.attributes[_VECTORIZE_TAG] = ir.UnitAttr.get()
     script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
                      + _VECTORIZE)

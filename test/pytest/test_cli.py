@@ -91,3 +91,12 @@ def test_settings_command():
 def test_example_in_readme_runs():
     r = run("mlxc.tools.cli", "run", os.path.join(ROOT, "examples", "mlp.mlir"), "--random")
     assert r.returncode == 0, r.stderr
+
+
+def test_split_input_keeps_line_numbers_and_accepts_commented_markers():
+    from mlxc.frontend.split import split_input
+    text = "a\n// -----\nb\nc\n// // -----\nd\n"
+    parts = split_input(text)
+    assert [p.strip() for p in parts] == ["a", "b\nc", "d"]
+    # Each part starts on its own line of the whole file.
+    assert parts[1].split("\n")[2] == "b" and parts[2].split("\n")[5] == "d"

@@ -77,6 +77,8 @@ def test_check_syntax_is_rewritten_in_place():
                                                    2.0]> : tensor<2xf32> {tolerance = 0.5 : f64}
           check.expect_close %a, %a, max_ulp_difference = 3 : tensor<2xf32>, tensor<2xf32>
           check.expect_eq %a, %a : tensor<2xf32>
+          check.expect_almost_eq_const %a,
+              dense<[1.0, 2.0]> : tensor<2xf32>
           func.return
         }""")
     out = harness.rewrite_check_syntax(text)
@@ -87,10 +89,10 @@ def test_check_syntax_is_rewritten_in_place():
     assert lines[3] == ""
     assert '"check.expect_close"(%a, %a) {max_ulp_difference = 3 : i64}' in lines[4]
     prepared = harness.prepare(text, "t")
-    assert [c.kind for c in prepared.checks] == ["almost_eq", "close", "eq"]
+    assert [c.kind for c in prepared.checks] == ["almost_eq", "close", "eq", "almost_eq"]
     assert prepared.checks[0].tolerance == 0.5 and prepared.checks[1].max_ulp == 3
     outputs = mlxc.compile(prepared.text, entry="t")()
-    assert len(outputs) == 6
+    assert len(outputs) == 8
     np.testing.assert_array_equal(outputs[1], [1.0, 2.0])
 
 

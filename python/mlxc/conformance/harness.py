@@ -84,7 +84,8 @@ def _statements(text: str):
         line = lines[i]
         if line.lstrip().startswith("check."):
             j = i
-            while not _balanced(line) and j + 1 < len(lines):
+            # Open brackets, or a trailing comma before the attribute, continue the op.
+            while (not _balanced(line) or line.rstrip().endswith(",")) and j + 1 < len(lines):
                 j += 1
                 line += " " + lines[j].strip()
             yield line

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-MARKER = re.compile(r"^// -----[ \t]*$", re.M)
+# Like mlir-opt, any line holding the marker is one: "// // -----" splits too.
+MARKER = re.compile(r"^[^\n]*// -----[^\n]*$", re.M)
 
 
 def split_input(text: str) -> list[str]:

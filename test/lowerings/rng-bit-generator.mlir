@@ -87,3 +87,17 @@ func.func @uniform_int(%a: tensor<ui8>, %b: tensor<ui8>) -> tensor<4xui8> {
   %0 = stablehlo.rng %a, %b, %s, distribution = UNIFORM : (tensor<ui8>, tensor<ui8>, tensor<1xi64>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
 }
+
+// -----
+
+// An empty output draws nothing and leaves the state as it was, for every algorithm
+// (upstream's THREE_FRY lowering aborts on it).
+// CHECK-LABEL: func.func @empty
+// CHECK-SAME: (%[[S:.*]]: tensor<2xui64>)
+// CHECK-NOT: rng_bit_generator
+// CHECK: %[[E:.*]] = stablehlo.constant dense<> : tensor<0x4xui32>
+// CHECK: return %[[S]], %[[E]]
+func.func @empty(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<0x4xui32>) {
+  %0, %1 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<0x4xui32>)
+  return %0, %1 : tensor<2xui64>, tensor<0x4xui32>
+}

@@ -130,3 +130,13 @@ def test_low_precision_is_computed_in_f32(dtype, elem):
     np.testing.assert_array_equal(mean, mean32.astype(dtype))
     np.testing.assert_array_equal(var, var32.astype(dtype))
     np.testing.assert_array_equal(y, y32.astype(dtype))
+
+
+def test_empty_batch():
+    # No elements per feature: the statistics are zero (a sum over nothing).
+    text = _program("training", (0, 3), 1, "f32")
+    y, mean, var = mlxc.compile(text)(np.zeros((0, 3), np.float32), np.ones(3, np.float32),
+                                      np.ones(3, np.float32))
+    assert y.shape == (0, 3)
+    np.testing.assert_array_equal(mean, np.zeros(3, np.float32))
+    np.testing.assert_array_equal(var, np.zeros(3, np.float32))

@@ -188,3 +188,20 @@ def test_cholesky_of_an_indefinite_matrix_is_nan():
 }"""
     got = mlxc.compile(text)(np.array([[1, 2], [2, 1]], np.float32))
     assert got[0, 0] == 1 and np.isnan(got[1, 1])
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 0, 0), (2, 0, 3)), ((0, 3, 3), (0, 3, 2))])
+def test_triangular_solve_empty(a_shape, b_shape):
+    a, b = np.zeros(a_shape, np.float32), np.zeros(b_shape, np.float32)
+    got = mlxc.compile(_op_program(a, b, True, True, "NO_TRANSPOSE", False))(a, b)
+    assert got.shape == b_shape and got.dtype == np.float32
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_cholesky_tiny(n):
+    text = f"""func.func @main(%a: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
+  %0 = stablehlo.cholesky %a, lower = true : tensor<{n}x{n}xf32>
+  return %0 : tensor<{n}x{n}xf32>
+}}"""
+    got = mlxc.compile(text)(np.full((n, n), 4, np.float32))
+    np.testing.assert_array_equal(got, np.full((n, n), 2, np.float32))

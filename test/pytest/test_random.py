@@ -163,3 +163,18 @@ def test_rng_uniform_integers(elem, low, high):
 def test_rng_empty_integer_range_gives_low():
     r = mlxc.compile(_rng_program("UNIFORM", "i32", (10,)))(np.int32(4), np.int32(4))
     np.testing.assert_array_equal(r, np.full(10, 4, np.int32))
+
+
+@pytest.mark.parametrize("algorithm", ["PHILOX", "THREE_FRY"])
+def test_empty_output_keeps_the_state(algorithm):
+    text = _rbg_program(algorithm, 2, "ui32", (0, 4))
+    state = np.array([5, 6], np.uint64)
+    got = mlxc.compile(text)(state)
+    expected = _xla_cpu(text, state)
+    assert got[1].shape == (0, 4)
+    np.testing.assert_array_equal(got[0], expected[0])
+
+
+def test_rng_empty_shape():
+    r = mlxc.compile(_rng_program("NORMAL", "f32", (0, 3)))(np.float32(0), np.float32(1))
+    assert r.shape == (0, 3) and r.dtype == np.float32

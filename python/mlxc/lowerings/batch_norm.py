@@ -50,6 +50,8 @@ class _Norm:
     def per_feature_sum(self, x: str) -> str:
         if not self.others:
             return x  # rank 1: one element per feature (and upstream has no empty reduce)
+        if self.count == 0:
+            return self.splat(0.0, self.vec)  # upstream cannot reduce a folded empty tensor
         return self.e.reduce_sum(x, self.others, self.vec, self.work)
 
     def splat(self, value: float, t: str) -> str:

@@ -27,13 +27,21 @@ _ROUNDS = 10
 @lowering("stablehlo.rng_bit_generator")
 def rng_bit_generator(op) -> None:
     algorithm = str(op.attributes["rng_algorithm"]).rstrip(">").split()[-1]
+    words = ir.RankedTensorType(op.operands[0].type).shape[0]
+    out = ir.RankedTensorType(op.results[1].type)
+    shape, elem = list(out.shape), str(out.element_type)
+    if math.prod(shape) == 0:
+        # Nothing drawn, the counter unmoved. (Upstream aborts the process on an empty
+        # THREE_FRY output and cannot slice an empty PHILOX one.)
+        e = Emitter(state=f"tensor<{words}xui64>")
+        e.line(f"return %state, {e.constant('', tensor_type(shape, elem))} : "
+               f"tensor<{words}xui64>, {tensor_type(shape, elem)}")
+        replace_with_text(op, e.text(), ["state"])
+        return
     if algorithm == "THREE_FRY":
         return  # upstream's lowering is bit-identical to XLA's
     # XLA on the CPU takes DEFAULT to be PHILOX.
-    words = ir.RankedTensorType(op.operands[0].type).shape[0]
-    out = ir.RankedTensorType(op.results[1].type)
-    _philox(op, words, list(out.shape), str(out.element_type),
-            ir.IntegerType(out.element_type).width)
+    _philox(op, words, shape, elem, ir.IntegerType(out.element_type).width)
 
 
 def _philox(op, words: int, shape: list, elem: str, width: int) -> None:
@@ -134,6 +142,10 @@ def rng(op) -> None:
     e = Emitter(a=str(op.operands[0].type), b=str(op.operands[1].type),
                 shape=str(op.operands[2].type))
     t = tensor_type(shape, elem)
+    if math.prod(shape) == 0:
+        e.line(f"return {e.constant('', t)} : {t}")
+        replace_with_text(op, e.text(), ["a", "b", "shape"])
+        return
     a = e.op("stablehlo.broadcast_in_dim", ["%a"], t, "broadcast_dimensions = array<i64>")
     b = e.op("stablehlo.broadcast_in_dim", ["%b"], t, "broadcast_dimensions = array<i64>")
     seed = _index_among_rng_ops(op)

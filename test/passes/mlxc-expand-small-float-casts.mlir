@@ -46,3 +46,14 @@ func.func @vector(%x: vector<2xf8E5M2>) -> vector<2xf32> {
   %0 = arith.extf %x : vector<2xf8E5M2> to vector<2xf32>
   return %0 : vector<2xf32>
 }
+
+// f8E8M0FNU (powers of two, no sign, no zero) rounds on the exponent; NaN is 0xFF.
+// CHECK-LABEL: func.func @e8m0
+// CHECK: math.roundeven
+// CHECK: %[[CODE:.*]] = arith.trunci %{{.*}} : i32 to i8
+// CHECK: %[[R:.*]] = arith.bitcast %[[CODE]] : i8 to f8E8M0FNU
+// CHECK: return %[[R]]
+func.func @e8m0(%x: f32) -> f8E8M0FNU {
+  %0 = arith.truncf %x : f32 to f8E8M0FNU
+  return %0 : f8E8M0FNU
+}

@@ -26,7 +26,7 @@ def test_reduce_precision_without_mantissa_sends_nan_to_infinity(dtype, name):
 SMALL_FLOATS = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
                 "f8E4M3": ml_dtypes.float8_e4m3, "f8E3M4": ml_dtypes.float8_e3m4,
                 "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
-                "f8E4M3B11FNUZ": ml_dtypes.float8_e4m3b11fnuz,
+                "f8E4M3B11FNUZ": ml_dtypes.float8_e4m3b11fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
                 "f6E2M3FN": ml_dtypes.float6_e2m3fn, "f6E3M2FN": ml_dtypes.float6_e3m2fn,
                 "f4E2M1FN": ml_dtypes.float4_e2m1fn}
 

@@ -11,8 +11,9 @@ behind would never lower. We expand them:
   mantissa. Overflow, infinities and NaN give what ml_dtypes gives (NaN for
   f8E4M3FN, infinity for f8E5M2, the largest value for the finite-only fp6/fp4).
 
-Vectors (from the CPU schedules) convert one element at a time; truncation to
-f8E8M0FNU is left alone. Runs after arith-emulate-unsupported-floats.
+f8E8M0FNU (powers of two only, no sign, no zero) has its own rounding. Vectors (from
+the CPU schedules) convert one element at a time. Runs after
+arith-emulate-unsupported-floats.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ _FORMATS = {
 }
 # arith.cmpf / arith.cmpi predicates.
 _OGT, _OGE, _UNO = 2, 3, 14
-_EQ = 0
+_EQ, _SGT = 0, 4
 
 
 class _Format:
@@ -169,6 +170,39 @@ def _truncf(x: ir.Value, out: ir.Type, fmt: _Format, b: _Builder) -> ir.Value:
     return b.op("arith.bitcast", out, result)
 
 
+def _truncf_e8m0(x: ir.Value, out: ir.Type, b: _Builder) -> ir.Value:
+    """f8E8M0FNU holds 2^-127 .. 2^127 only (code = exponent + 127, 0xFF is NaN): round
+    to the nearest power of two on the linear scale (1.5 * 2^k goes up), tiny positive
+    values to 2^-127, and zero, negatives, overflow, infinities and NaN to NaN."""
+    src = x.type
+    p, bias_src, width = (23, 127, 32) if str(src) == "f32" else (52, 1023, 64)
+    i = ir.IntegerType.get_signless(width)
+    i8 = ir.IntegerType.get_signless(8)
+    bits = b.op("arith.bitcast", i, x)
+    exponent = b.op("arith.subi", i, b.op("arith.shrui", i, bits, b.const(i, p)), b.const(i, bias_src))
+    # Below the source type's normal range (f32 only) exponent bits say nothing: compare.
+    floor = -126 if width == 32 else -1022
+    exponent = b.op("arith.maxsi", i, exponent, b.const(i, max(floor, -127)))
+    unit = b.op("arith.bitcast", src, b.op("arith.shli", i, b.op("arith.addi", i, exponent,
+                                                                   b.const(i, bias_src)), b.const(i, p)))
+    up = b.op("arith.fptosi", i, b.op("math.roundeven", src, b.op("arith.divf", src, x, unit)))
+    code = b.op("arith.addi", i, b.op("arith.addi", i, exponent, b.const(i, 127)),
+                b.op("arith.subi", i, up, b.const(i, 1)))
+    code = b.op("arith.maxsi", i, code, b.const(i, 0))
+    if width == 32:  # [2^-127, 2^-126): 2^-127 below 1.5 * 2^-127, else 2^-126
+        tiny = b.select(b.cmpf(_OGE, x, b.const(src, 1.5 * 2.0 ** -127)), b.const(i, 1), b.const(i, 0))
+        code = b.select(b.cmpf(_OGE, x, b.const(src, 2.0 ** -126)), code, tiny)
+    nan = b.const(i, 0xFF)
+    code = b.select(b.cmpi(_SGT, code, b.const(i, 254)), nan, code)
+    # Not (x > 0 and x finite): zero, negatives, infinities and NaN.
+    bad = b.op("arith.ori", ir.IntegerType.get_signless(1),
+               b.op("arith.xori", ir.IntegerType.get_signless(1), b.cmpf(_OGT, x, b.const(src, 0.0)),
+                    b.const(ir.IntegerType.get_signless(1), 1)),
+               b.cmpf(_OGE, x, b.const(src, float("inf"))))
+    code = b.select(bad, nan, code)
+    return b.op("arith.bitcast", out, b.op("arith.trunci", i8, code))
+
+
 def _element(t: ir.Type) -> ir.Type:
     return ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
 
@@ -181,6 +215,8 @@ def _convert(module, op, fmt: _Format, b: _Builder) -> ir.Value:
     def one(value, out_element):
         if scalar is _extf:
             return _extf(module, value, out_element, fmt, b)
+        if fmt.mantissa == 0:
+            return _truncf_e8m0(value, out_element, b)
         return _truncf(value, out_element, fmt, b)
 
     if not isinstance(out, ir.VectorType):
@@ -210,8 +246,6 @@ def run(module) -> None:
             raise CompileError.at(op, f"mlxc-expand-small-float-casts: {op.name} between "
                                       f"{small_t} and {other_t} is not supported (f32/f64 only)")
         fmt = _Format(str(small_t))
-        if op.name == "arith.truncf" and fmt.mantissa == 0:
-            continue  # f8E8M0FNU: left to the usual lowering
         with ir.InsertionPoint(op), op.location:
             value = _convert(module, op, fmt, b)
         op.result.replace_all_uses_with(value)

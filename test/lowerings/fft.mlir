@@ -75,3 +75,20 @@ func.func @split(%x: tensor<2x128xcomplex<f32>>) -> tensor<2x128xcomplex<f32>> {
   %0 = stablehlo.fft %x, type = FFT, length = [128] : (tensor<2x128xcomplex<f32>>) -> tensor<2x128xcomplex<f32>>
   return %0 : tensor<2x128xcomplex<f32>>
 }
+
+// -----
+
+// A long prime length (521) is a chirp product, a zero pad to 2048 >= 2 * 521 - 1,
+// power-of-two transforms and a product with the transformed chirp.
+// CHECK-LABEL: func.func @prime
+// CHECK: stablehlo.constant dense<1042> : tensor<521xi64>
+// CHECK: %[[A:.*]] = stablehlo.multiply %{{.*}}, %{{.*}} : tensor<2x521xcomplex<f64>>
+// CHECK: stablehlo.pad %[[A]], %{{.*}}, low = [0, 0], high = [0, 1527], interior = [0, 0]
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<2x2048xcomplex<f64>>) -> tensor<2x32x64xcomplex<f64>>
+// CHECK: stablehlo.minimum
+// CHECK: stablehlo.slice %{{.*}} [0:2, 0:521]
+// CHECK: return
+func.func @prime(%x: tensor<2x521xcomplex<f64>>) -> tensor<2x521xcomplex<f64>> {
+  %0 = stablehlo.fft %x, type = FFT, length = [521] : (tensor<2x521xcomplex<f64>>) -> tensor<2x521xcomplex<f64>>
+  return %0 : tensor<2x521xcomplex<f64>>
+}

@@ -105,3 +105,18 @@ def test_long_transform_in_f64_against_pocketfft():
     got = mlxc.compile(text)(x)
     expected = np.fft.fftn(x, axes=(1, 2))
     assert np.abs(got - expected).max() <= 1e-13 * np.abs(expected).max()
+
+
+@pytest.mark.parametrize("n,inverse", [(521, False), (1031, True), (2 * 1031, False)])
+def test_long_prime_lengths_use_bluestein(n, inverse):
+    # A prime factor above 512 becomes a power-of-two convolution, not an n^2 matrix.
+    t = f"tensor<2x{n}xcomplex<f64>>"
+    text = f"""func.func @main(%x: {t}) -> {t} {{
+  %0 = stablehlo.fft %x, type = {'IFFT' if inverse else 'FFT'}, length = [{n}] : ({t}) -> {t}
+  return %0 : {t}
+}}"""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((2, n)) + 1j * rng.standard_normal((2, n))
+    got = mlxc.compile(text)(x)
+    expected = (np.fft.ifft if inverse else np.fft.fft)(x)
+    assert np.abs(got - expected).max() <= 1e-13 * np.abs(expected).max()

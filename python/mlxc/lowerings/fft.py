@@ -1,10 +1,11 @@
 """stablehlo.fft (FFT, IFFT, RFFT, IRFFT), one transformed dimension at a time,
 innermost first.
 
-A dimension of length up to 64, or of prime length, is one dot with a twiddle matrix
-(a DFT, O(N^2)); a longer composite one splits Cooley-Tukey style into two shorter
-transforms and a twiddle product, recursively (O(N sqrt N) or better), so lengths in
-the thousands stay cheap. Twiddles are computed in f64 from the exact integer k*n mod
+A dimension of length up to 64, or of prime length up to 512, is one dot with a
+twiddle matrix (a DFT, O(N^2)); a longer composite one splits Cooley-Tukey style into
+two shorter transforms and a twiddle product, recursively (O(N sqrt N) or better), and
+a longer prime one becomes a power-of-two convolution (Bluestein), so long lengths
+stay cheap in time and memory. Twiddles are computed in f64 from the exact integer k*n mod
 N, and the transform runs in f64 whatever the element type, so f32 results are the
 transform rounded once at the end.
 """
@@ -21,6 +22,9 @@ from .text import Emitter, i64_array, tensor_type
 _WORK = "complex<f64>"
 # Longer transforms of composite length split into two shorter ones (Cooley-Tukey).
 _DIRECT_MAX = 64
+# Longer prime lengths become a power-of-two convolution (Bluestein): their DFT matrix
+# would take n^2 * 16 bytes.
+_PRIME_DIRECT_MAX = 512
 
 
 @lowering("stablehlo.fft")
@@ -156,6 +160,8 @@ def _transform(e: Emitter, x: str, shape: list, axis: int, n: int, inverse: bool
     X[k1 + n1 k2] = sum_n2 w_n2^(n2 k2) w_n^(n2 k1) sum_n1 w_n1^(n1 k1) x[n2 + n2_len n1],
     which costs O(n (n1 + n2)) instead of O(n^2)."""
     n1 = max((f for f in range(1, math.isqrt(n) + 1) if n % f == 0), default=1)
+    if n1 == 1 and n > _PRIME_DIRECT_MAX:
+        return _bluestein(e, x, shape, axis, n, inverse)
     if n <= _DIRECT_MAX or n1 == 1:
         return _dft(e, x, shape, axis, n, None, inverse)
     n2 = n // n1
@@ -211,3 +217,65 @@ def _conj(e: Emitter, x: str, shape: list) -> str:
     part = tensor_type(shape, "f64")
     return e.op("stablehlo.complex", [e.op("stablehlo.real", [x], part), e.op(
         "stablehlo.negate", [e.op("stablehlo.imag", [x], part)], part)], tensor_type(shape, _WORK))
+
+
+def _bluestein(e: Emitter, x: str, shape: list, axis: int, n: int, inverse: bool):
+    """A DFT of any length as a circular convolution of length m >= 2n - 1, a power of
+    two: X[k] = w[k] sum_j (x[j] w[j]) v[k - j], with the chirps w[j] = exp(-+i pi j^2 / n)
+    and v = conj(w) (angles from the exact j^2 mod 2n)."""
+    rank = len(shape)
+    m = 1 << (2 * n - 2).bit_length()
+    last = list(range(axis)) + list(range(axis + 1, rank)) + [axis]
+    moved = [shape[d] for d in last]
+    y = x if axis == rank - 1 else e.op("stablehlo.transpose", [x], tensor_type(moved, _WORK),
+                                        f"permutation = {i64_array(last)}")
+    step = (1 if inverse else -1) * math.pi / n
+
+    def chirp(size: int, sign: float, wrap: bool) -> str:
+        i64_t, f64_t = tensor_type([size], "i64"), tensor_type([size], "f64")
+        j = e.op("stablehlo.iota", [], i64_t, "iota_dimension = 0 : i64")
+        if wrap:  # v[j] for j in [0, m): distance min(j, m - j) back to 0
+            j = e.op("stablehlo.minimum", [j, e.op("stablehlo.subtract", [
+                e.constant(str(m), i64_t), j], i64_t)], i64_t)
+        turns = e.op("stablehlo.remainder", [e.op("stablehlo.multiply", [j, j], i64_t),
+                                             e.constant(str(2 * n), i64_t)], i64_t)
+        angle = e.op("stablehlo.multiply", [e.op("stablehlo.convert", [turns], f64_t),
+                                            e.constant(repr(sign * step), f64_t)], f64_t)
+        value = e.op("stablehlo.complex", [e.op("stablehlo.cosine", [angle], f64_t),
+                                           e.op("stablehlo.sine", [angle], f64_t)],
+                     tensor_type([size], _WORK))
+        if not wrap:
+            return value
+        # Only distances below n take part; the middle of v is zero padding.
+        near = e.op("stablehlo.compare", [j, e.constant(str(n), i64_t)],
+                    tensor_type([size], "i1"),
+                    "comparison_direction = #stablehlo<comparison_direction LT>")
+        return e.op("stablehlo.select", [near, value, e.constant("(0.0, 0.0)", tensor_type(
+            [size], _WORK))], tensor_type([size], _WORK))
+
+    w = e.op("stablehlo.broadcast_in_dim", [chirp(n, 1.0, False)], tensor_type(moved, _WORK),
+             f"broadcast_dimensions = {i64_array([rank - 1])}")
+    a = e.op("stablehlo.multiply", [y, w], tensor_type(moved, _WORK))
+    padded = moved[:-1] + [m]
+    a = e.op("stablehlo.pad", [a, e.constant("(0.0, 0.0)", tensor_type([], _WORK))],
+             tensor_type(padded, _WORK),
+             f"edge_padding_low = {i64_array([0] * rank)}, "
+             f"edge_padding_high = {i64_array([0] * (rank - 1) + [m - n])}, "
+             f"interior_padding = {i64_array([0] * rank)}")
+    spectrum, _ = _transform(e, a, padded, rank - 1, m, inverse=False)
+    kernel, _ = _transform(e, chirp(m, -1.0, True), [m], 0, m, inverse=False)
+    kernel = e.op("stablehlo.broadcast_in_dim", [kernel], tensor_type(padded, _WORK),
+                  f"broadcast_dimensions = {i64_array([rank - 1])}")
+    product = e.op("stablehlo.multiply", [spectrum, kernel], tensor_type(padded, _WORK))
+    conv, _ = _transform(e, product, padded, rank - 1, m, inverse=True)
+    conv, _ = _slice_axis(e, conv, padded, rank - 1, 0, n)
+    out = e.op("stablehlo.multiply", [conv, w], tensor_type(moved, _WORK))
+    if inverse:
+        out = e.op("stablehlo.multiply", [out, e.constant(f"({1.0 / n!r}, 0.0)",
+                                                          tensor_type(moved, _WORK))],
+                   tensor_type(moved, _WORK))
+    if axis != rank - 1:
+        back = [last.index(d) for d in range(rank)]
+        out = e.op("stablehlo.transpose", [out], tensor_type(shape, _WORK),
+                   f"permutation = {i64_array(back)}")
+    return out, list(shape)

@@ -98,3 +98,10 @@ def test_matmul_is_tiled_and_vectorized():
     assert "iter_args" in fused and "-> (vector<8x32xf32>)" in fused  # accumulator in registers
     with mlxc.settings.override(cpu_schedules=False):
         assert "linalg.matmul" in mlxc.lower(text, stop_after="fuse")
+
+
+def test_rank0_ops_that_gather_stay_scalar():
+    # jnp.quantile of a vector reads its two neighbours with tensor.extract inside a
+    # rank-0 linalg op, which the vectorizer crashed on (the whole process).
+    rng = np.random.default_rng(7)
+    _check(lambda x: (jnp.quantile(x, 0.3), jnp.median(x)), _f(rng, 15))

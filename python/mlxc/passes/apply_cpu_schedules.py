@@ -120,12 +120,24 @@ def _hoist(module) -> None:
     _apply(module, _script(module, "\n".join(lines)), "hoist")
 
 
-def _has_unsafe_insert(func) -> bool:
+def _in_rank0_linalg(op) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name.startswith("linalg.") and "iterator_types" in parent.attributes:
+            return len(ir.ArrayAttr(parent.attributes["iterator_types"])) == 0
+        parent = parent.parent
+    return False
+
+
+def _unsafe_to_vectorize(func) -> bool:
     # The vectorizer turns tensor.insert_slice into a transfer_write and drops its
     # strides (an interior-padded conv_transpose input came out wrong) and the dims a
-    # rank-reducing insert drops (a column written along a row): leave such functions
-    # unvectorized, only tiled.
+    # rank-reducing insert drops (a column written along a row), and it crashes the
+    # process on a rank-0 linalg op that reads with tensor.extract (jnp.quantile of a
+    # vector): leave such functions unvectorized, only tiled.
     for op in irutil.walk(func):
+        if op.name == "tensor.extract" and _in_rank0_linalg(op):
+            return True
         if op.name != "tensor.insert_slice":
             continue
         strided = any(s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
@@ -155,7 +167,7 @@ def run(module) -> None:
         _tag(op, len(chosen))
         chosen.append(schedule)
     for func in irutil.functions(module):
-        if func.name == "func.func" and not _has_unsafe_insert(func):
+        if func.name == "func.func" and not _unsafe_to_vectorize(func):
             func.attributes[_VECTORIZE_TAG] = ir.UnitAttr.get()
     script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
                      + _VECTORIZE)

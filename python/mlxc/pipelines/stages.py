@@ -32,6 +32,15 @@ def import_stage(entry: str = "main") -> Stage:
                   "a stablehlo.composite (e.g. chlo.erf from jax.export) becomes a call to its "
                   "decomposition", anchor="func.func"),
         mlir_pass("inline", "JAX emits private helper functions; inline every call"),
+        mlir_pass("stablehlo-legalize-quantized-op-to-qdq",
+                  "quantized ops compute as the spec says: dequantize, the float op, quantize",
+                  anchor="func.func"),
+        mlir_pass("stablehlo-legalize-quant-to-math",
+                  "quantize/dequantize become float and integer math on the storage type; "
+                  "must precede chlo-legalize (it emits chlo.broadcast_*)", anchor="func.func"),
+        Pass("mlxc-precise-chlo-math", (), (),
+             "asinh, atanh and sinh through log1p/expm1, as XLA does (upstream's expansion "
+             "cancels near zero)"),
         mlir_pass("chlo-legalize-to-stablehlo",
                   "CHLO ops (jax.jit(...).lower().as_text() prints chlo.erf, chlo.top_k, ...) "
                   "become StableHLO", anchor="func.func"),
@@ -42,6 +51,9 @@ def import_stage(entry: str = "main") -> Stage:
         mlir_pass("stablehlo-canonicalize-dynamism",
                   "dynamic ops whose shapes are now constants become their static forms",
                   anchor="func.func"),
+        Pass("mlxc-static-real-dynamic-slice", (), (),
+             "x[i:i+n] with a data-dependent i (real_dynamic_slice) as a dynamic_slice of "
+             "size n; nothing to do in most programs"),
         Pass("mlxc-record-signature", (), (),
              "keep the entry's types and argument names for the runtime (mlxc.signature)"),
     ])

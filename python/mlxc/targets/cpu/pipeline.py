@@ -68,6 +68,8 @@ def lower_stage():
         mlir_pass("math-extend-to-supported-types",
                   "math functions on bf16/f16 are computed in f32", anchor="func.func",
                   target_type="f32"),
+        Pass("mlxc-precise-expm1-log1p", (), (),
+             "expm1/log1p exact near zero (convert-math-to-llvm would use exp(x)-1, log(1+x))"),
         mlir_pass("arith-emulate-unsupported-floats",
                   "bf16/f16 arithmetic runs in f32 and rounds after each op, as XLA does",
                   anchor="func.func", target_type="f32",

@@ -17,3 +17,13 @@ func.func @not_stablehlo(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tensor.empty() : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A CHLO op left after 'import' has no decomposition: the error says how to export
+// the program so that it carries one.
+func.func @chlo_left(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{CHLO op 'chlo.erf' has no StableHLO decomposition in mlxc; export the program with jax.export}}
+  %0 = chlo.erf %a : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -20,9 +20,15 @@ def test_readme_pipeline_is_the_real_one():
 
 
 def test_readme_lists_every_setting():
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    from sync_readme import settings_table
+
     readme = _readme()
     for s in settings.SETTINGS.values():
         assert f"`{s.env}`" in readme, f"{s.env} missing from README"
+    assert settings_table() in readme, "README's settings table is stale: python tools/sync_readme.py"
 
 
 def test_every_stage_is_documented():

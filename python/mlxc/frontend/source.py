@@ -14,7 +14,7 @@ from typing import Union
 
 from .._mlir import ir, stablehlo
 from ..errors import CompileError, Diagnostic
-from . import locations
+from . import locations, sharding
 
 BYTECODE_MAGIC = b"ML\xefR"
 _MLIR_SUFFIXES = (".mlir", ".mlirbc", ".bc", ".stablehlo", ".vhlo", ".pb")
@@ -69,6 +69,8 @@ def _plain_position(loc, name: str) -> str:
 def parse_text(text: str, name: str) -> ir.Module:
     if not text.strip():
         raise CompileError(f"{name}: the source is empty", [Diagnostic("error", name, "empty source")])
+    if sharding.has_sharding(text):
+        text = sharding.strip_sharding(text)
     annotated = locations.has_locations(text)
     # Parse the unannotated text first: its verifier errors then point into the text.
     plain = locations.strip_locations(text) if annotated else text
@@ -91,8 +93,14 @@ def _parse_bytes(data: bytes, name: str) -> tuple[ir.Module, str]:
     if data.startswith(BYTECODE_MAGIC):
         producer = _bytecode_producer(data)
         if producer.startswith("StableHLO"):
+            shardy = b"sdy" in data
+            if shardy:
+                data = sharding.strip_sharding_bytecode(data)
             try:
-                return stablehlo.deserialize_portable_artifact(ir.Context.current, data), "artifact"
+                module = stablehlo.deserialize_portable_artifact(ir.Context.current, data)
+                if shardy:
+                    sharding.drop_sharding_attributes(module)
+                return module, "artifact"
             except Exception as e:  # the binding raises a bare exception type
                 raise CompileError(
                     f"{name}: cannot read StableHLO portable artifact ({producer})",

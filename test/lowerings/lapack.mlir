@@ -1,0 +1,67 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-lower-extra-ops)' | FileCheck %s
+
+// The JAX CPU form: column-major layouts (ignored: they describe XLA's storage, the
+// logical shapes carry the meaning) and a Shardy sharding rule, blanked out when the
+// text is read. potrf is stablehlo.cholesky, lowered in place, with A's entries kept
+// above the diagonal and `info` the first column whose diagonal entry is not positive.
+// CHECK-LABEL: func.func @potrf
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3x3xf32>)
+// CHECK-NOT: custom_call
+// CHECK-NOT: sdy
+// CHECK: scf.for
+// CHECK: stablehlo.sqrt
+// CHECK: %[[L:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[A]] : tensor<2x3x3xi1>, tensor<2x3x3xf32>
+// CHECK: stablehlo.compare GT
+// CHECK: %[[FIRST:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [1] : (tensor<2x3xi32>, tensor<i32>) -> tensor<2xi32>
+// CHECK: %[[INFO:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[FIRST]] : tensor<2xi1>, tensor<2xi32>
+// CHECK: return %[[L]], %[[INFO]]
+func.func @potrf(%a: tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2xi32>) {
+  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([b, i, j])->([b, k, l], [b]) {b=2, i=3, j=3, k=3, l=3}, custom>} : (tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2xi32>)
+  return %0#0, %0#1 : tensor<2x3x3xf32>, tensor<2xi32>
+}
+
+// -----
+
+// trsm with side = 'R', uplo = 'U', trans_x = 'T', diag = 'U' is the triangular_solve
+// of the same options (lowered at once: X B = A^T... by an inverse of the triangle).
+// CHECK-LABEL: func.func @trsm
+// CHECK-NOT: custom_call
+// CHECK-NOT: stablehlo.triangular_solve
+// CHECK: scf.for
+// CHECK: stablehlo.dot_general
+// CHECK: return
+func.func @trsm(%a: tensor<4x4xf64>, %b: tensor<3x4xf64>) -> tensor<3x4xf64> {
+  %0 = stablehlo.custom_call @lapack_dtrsm_ffi(%a, %b) {mhlo.backend_config = {diag = 85 : ui8, side = 82 : ui8, trans_x = 84 : ui8, uplo = 85 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [k, l])->([m, n]) {i=4, j=4, k=3, l=4, m=3, n=4}, custom>} : (tensor<4x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  return %0 : tensor<3x4xf64>
+}
+
+// -----
+
+// getrf: one scf.for step per column, carrying the factors, the pivots and `info`.
+// The pivot is the first largest |A[i, k]| at or below row k; the rows are swapped by
+// selection (each batch member has its own pivot), then eliminated below the pivot.
+// CHECK-LABEL: func.func @getrf
+// CHECK: %[[LU:.*]]:3 = scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>)
+// CHECK: stablehlo.abs
+// CHECK: stablehlo.reduce{{.*}}applies stablehlo.maximum
+// CHECK: stablehlo.reduce{{.*}}applies stablehlo.minimum
+// CHECK: stablehlo.divide
+// CHECK: stablehlo.multiply
+// CHECK: stablehlo.subtract
+// CHECK: stablehlo.dynamic_update_slice
+// CHECK: scf.yield
+// CHECK: return %[[LU]]#0, %[[LU]]#1, %[[LU]]#2
+func.func @getrf(%a: tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>) {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([b, i, j])->([b, k, l], [b, m], [b]) {b=2, i=4, j=3, k=4, l=3, m=3}, custom>} : (tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>)
+  return %0#0, %0#1, %0#2 : tensor<2x4x3xf32>, tensor<2x3xi32>, tensor<2xi32>
+}
+
+// -----
+
+// Other custom calls are left for the stage contract to report.
+// CHECK-LABEL: func.func @other
+// CHECK: stablehlo.custom_call @my_kernel
+func.func @other(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.custom_call @my_kernel(%a) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

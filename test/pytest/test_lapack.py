@@ -1,0 +1,155 @@
+"""JAX's CPU linear algebra (LAPACK custom calls, mlxc.lowerings.lapack) against JAX.
+
+On the CPU, jax.export turns jnp.linalg into `stablehlo.custom_call @lapack_*_ffi`
+carrying Shardy `sdy.sharding_rule` attributes; both the text and the portable
+artifact must compile, and agree with JAX (which runs LAPACK itself).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+import pytest
+from jax import lax
+
+import mlxc
+from helpers import assert_matches, export_program
+
+RTOL = {np.float32: 2e-5, np.float64: 1e-12, np.complex64: 2e-5, np.complex128: 1e-12}
+
+
+def _random(rng, shape, dtype):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def _spd(rng, shape, dtype):
+    x = _random(rng, shape, dtype)
+    n = shape[-1]
+    return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def _square(rng, shape, dtype):
+    # Dominant diagonal: the comparison measures the lowering, not the conditioning.
+    return (_random(rng, shape, dtype) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+CASES = {
+    "cholesky": (jnp.linalg.cholesky, lambda r, d: [_spd(r, (5, 5), d)]),
+    "cholesky_batched": (jnp.linalg.cholesky, lambda r, d: [_spd(r, (2, 3, 4, 4), d)]),
+    "cholesky_upper": (lambda a: jsl.cholesky(a, lower=False), lambda r, d: [_spd(r, (2, 5, 5), d)]),
+    "cho_solve": (lambda a, b: jsl.cho_solve(jsl.cho_factor(a), b),
+                  lambda r, d: [_spd(r, (6, 6), d), _random(r, (6, 2), d)]),
+    "solve": (jnp.linalg.solve, lambda r, d: [_random(r, (6, 6), d), _random(r, (6, 3), d)]),
+    "solve_batched": (jnp.linalg.solve, lambda r, d: [_random(r, (3, 5, 5), d), _random(r, (3, 5, 2), d)]),
+    "inv": (jnp.linalg.inv, lambda r, d: [_random(r, (7, 7), d)]),
+    "det": (jnp.linalg.det, lambda r, d: [_random(r, (3, 5, 5), d)]),
+    "slogdet": (jnp.linalg.slogdet, lambda r, d: [_random(r, (2, 6, 6), d)]),
+    "solve_triangular": (lambda a, b: jsl.solve_triangular(a, b, lower=True),
+                         lambda r, d: [_square(r, (5, 5), d), _random(r, (5, 3), d)]),
+    "solve_triangular_upper_trans_unit": (
+        lambda a, b: jsl.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True),
+        lambda r, d: [_square(r, (2, 5, 5), d), _random(r, (2, 5, 3), d)]),
+    "solve_triangular_right": (
+        lambda a, b: lax.linalg.triangular_solve(a, b, left_side=False, lower=True, transpose_a=True),
+        lambda r, d: [_square(r, (4, 4), d), _random(r, (3, 4), d)]),
+    "lu": (lax.linalg.lu, lambda r, d: [_random(r, (6, 6), d)]),
+    "lu_batched_tall": (lax.linalg.lu, lambda r, d: [_random(r, (2, 3, 6, 4), d)]),
+    "lu_wide": (lax.linalg.lu, lambda r, d: [_random(r, (4, 6), d)]),
+    "scipy_lu": (jsl.lu, lambda r, d: [_random(r, (5, 5), d)]),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("form", ["text", "artifact"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_jax(name, form, dtype):
+    fn, make = CASES[name]
+    args = make(np.random.default_rng(0), dtype)
+    text, artifact, expected = export_program(fn, *args, x64=dtype == np.float64)
+    assert "@lapack_" in text and "sdy.sharding_rule" in text  # what this file is about
+    copies = [a.copy() for a in args]
+    outputs = mlxc.compile(text if form == "text" else artifact)(*args)
+    assert_matches(outputs, expected, RTOL[dtype])
+    for a, c in zip(args, copies):
+        np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("name", ["cholesky_batched", "solve_batched", "inv", "slogdet", "lu"])
+def test_complex(name):
+    fn, make = CASES[name]
+    args = make(np.random.default_rng(1), np.complex64)
+    text, _, expected = export_program(fn, *args)
+    assert_matches(mlxc.compile(text)(*args), expected, RTOL[np.complex64])
+
+
+def test_cholesky_not_positive_definite():
+    # potrf's info is non-zero for the second matrix: JAX turns that factor into NaN.
+    a = np.stack([np.eye(4), np.diag([1.0, 2.0, -1.0, 4.0])]).astype(np.float32)
+    text, artifact, expected = export_program(jnp.linalg.cholesky, a)
+    assert np.isnan(np.diagonal(expected[0][1])).all() and not np.isnan(expected[0][0]).any()
+    assert_matches(mlxc.compile(artifact)(a), expected, 1e-6)
+
+
+def test_lu_singular():
+    # A zero pivot: getrf reports it in info but finishes the factorization, so the
+    # pivots and the remaining rows still match LAPACK's.
+    a = np.array([[0, 0, 1], [0, 0, 2], [1, 2, 3], [2, 4, 1]], np.float64)
+    text, _, expected = export_program(lax.linalg.lu, a, x64=True)
+    assert_matches(mlxc.compile(text)(a), expected, 1e-15)
+    text, _, expected = export_program(jnp.linalg.det, a[1:], x64=True)
+    assert_matches(mlxc.compile(text)(a[1:]), expected, 1e-15)
+
+
+def test_lu_pivots_on_ties():
+    # Equal magnitudes in the pivot column: LAPACK takes the first (i?amax).
+    a = np.array([[1, 2, 0], [-3, 1, 1], [3, 0, 2]], np.float32)
+    text, _, expected = export_program(lax.linalg.lu, a)
+    outputs = mlxc.compile(text)(a)
+    np.testing.assert_array_equal(outputs[1], expected[1])
+    assert_matches(outputs, expected, 1e-6)
+
+
+def test_sharded_text_program():
+    # An explicit mesh adds `sdy.mesh` and `sdy.sharding` on arguments and results.
+    mesh = jax.make_mesh((1,), ("x",))
+    sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x"))
+    fn = jax.jit(lambda a: jnp.linalg.inv(a) * 2, in_shardings=sharding, out_shardings=sharding)
+    a = _square(np.random.default_rng(2), (4, 4), np.float32)
+    text = jax.export.export(fn)(a).mlir_module()
+    assert "sdy.mesh" in text and "sdy.sharding =" in text
+    assert_matches(mlxc.compile(text)(a), (np.asarray(fn(a)),), 2e-5)
+
+
+def test_positions_survive_sharding_removal():
+    # Removing the sharding rule must not move the text: an error further along the
+    # same line still points at its own column.
+    call = ("  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}, "
+            "sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], []) {i=3, j=3, k=3, l=3}, custom>}"
+            " : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<i33x>)")
+    text = ("func.func @main(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {\n" + call + "\n"
+            "  return %0#0 : tensor<3x3xf32>\n}\n")
+    with pytest.raises(mlxc.CompileError) as err:
+        mlxc.compile(text)
+    column = call.index("i33x>") + 1
+    assert f"<string>:2:{column}" in str(err.value), str(err.value)
+
+
+def test_unsupported_lapack_routine():
+    a = np.eye(4, dtype=np.float32)
+    text, artifact, _ = export_program(lambda a: jnp.linalg.svd(a, compute_uv=False), a)
+    target = "lapack_sgesdd_ffi"
+    assert f"@{target}" in text
+    for source in (text, artifact):
+        with pytest.raises(mlxc.CompileError) as err:
+            mlxc.compile(source)
+        assert f"mlxc cannot lower custom_call @{target}" in str(err.value)
+    # The text form names the line of the call.
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if f"@{target}" in l)
+    with pytest.raises(mlxc.CompileError) as err:
+        mlxc.compile(text)
+    assert f"<string>:{line}:" in str(err.value)

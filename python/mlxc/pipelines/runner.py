@@ -26,6 +26,11 @@ class RunOptions:
     timing: bool = False
     dump_dir: Optional[str] = None
     repro: bool = True
+    # Verify the IR after every pass (as mlir-opt does). Stages verify once at their end
+    # instead: on large modules the per-pass verifier costs a third of the pipeline, and
+    # a stage whose result is invalid is replayed pass by pass, verifier on, to name
+    # the pass that broke it.
+    verify_each: bool = True
 
 
 def build_pass_manager(passes: Sequence[Pass], context: ir.Context,
@@ -63,6 +68,8 @@ def build_pass_manager(passes: Sequence[Pass], context: ir.Context,
         pm.enable_ir_printing(print_after_all=True)
     if opts.timing:
         pm.enable_timing()
+    if not opts.verify_each:
+        pm.enable_verifier(False)
     return pm
 
 
@@ -141,24 +148,35 @@ def dump(module, directory: str, index: int, name: str) -> str:
     return path
 
 
+def _run_stage(pm, module, opts: RunOptions) -> None:
+    pm.run(module.operation)
+    if not opts.verify_each:
+        module.operation.verify()  # raises ir.MLIRError
+
+
 def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
                options: Optional[RunOptions] = None) -> None:
     """Run `stages` in order: one pass manager each, a dump after each when asked.
 
     Before a stage runs, a copy of the module is kept; if the stage fails, the passes
     are replayed one by one on that copy to find the failing pass, whose input is
-    saved with the `mlxc-opt` command that reproduces the failure.
+    saved with the `mlxc-opt` command that reproduces the failure. The module is
+    verified at the end of each stage rather than after each pass (`verify_each`).
     """
     opts = options or RunOptions()
     for offset, stage in enumerate(stages):
         pm = build_pass_manager(stage.passes, module.context, opts)
         snapshot = module.operation.clone() if opts.repro else None
         try:
-            pm.run(module.operation)
+            _run_stage(pm, module, opts)
         except (ir.MLIRError, CompileError) as e:
-            command = None
+            command, first_error = None, None
             if snapshot is not None:
-                command, _ = _save_repro(snapshot, stage.passes, stage.name)
+                command, first_error = _save_repro(snapshot, stage.passes, stage.name)
+            # Without the per-pass verifier a later pass may trip over IR an earlier one
+            # broke: the replay, verifier on, finds the first failure; report that one.
+            if not opts.verify_each and first_error is not None:
+                e = first_error
             if isinstance(e, CompileError):
                 raise type(e)(e.summary, e.diagnostics, e.reproducer or command) from None
             raise CompileError.from_mlir(f"stage '{stage.name}' failed", e, command) from None

@@ -22,8 +22,6 @@ OUT_OF_SCOPE: dict[str, str] = {
     "interpret/probe.mlir": "check.expect_serialized_eq compares the interpreter's probe files",
     "interpret/printing.mlir": "tests the interpreter's printing (FileCheck), has no checks",
     "interpret/api_input_arguments.mlir": "tests the interpreter's command line, has no checks",
-    "interpret/quantized_ops.mlir": "quantized types are not supported yet",
-    "testdata/quantized/*": "quantized types are not supported yet",
 }
 
 

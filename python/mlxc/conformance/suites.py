@@ -87,9 +87,21 @@ def discover(root: str) -> list[Case]:
                     rel = os.path.join("testdata", sub, f)
                     family = f[:-len(".mlir")].replace("_dynamic", "")
                     family = re.sub(r"_\d+$", "", family)
-                    cases.append(Case(rel, suite, family, os.path.join(folder, f), 0, "main",
+                    path = os.path.join(folder, f)
+                    cases.append(Case(rel, suite, family, path, _main_chunk(path), "main",
                                       reason_for(rel)))
     return cases
+
+
+def _main_chunk(path: str) -> int:
+    """The `// -----` part defining @main: a few quantized files put it among
+    interpreter-style tests of other types (which the interpret suite already covers)."""
+    with open(path) as fh:
+        parts = split_input(fh.read())
+    for i, part in enumerate(parts):
+        if "main" in (m.group(1) for m in _FUNC.finditer(part)):
+            return i
+    return 0
 
 
 def case_text(case: Case) -> str:

@@ -17,6 +17,8 @@ from typing import Callable
 REGISTRY: dict[str, str] = {
     "mlxc-select-entry": "mlxc.passes.select_entry",
     "mlxc-record-signature": "mlxc.passes.record_signature",
+    "mlxc-quantized-entry": "mlxc.passes.quantized_entry",
+    "mlxc-static-chlo-broadcasts": "mlxc.passes.static_chlo_broadcasts",
     "mlxc-specialize-arguments": "mlxc.passes.specialize_arguments",
     "mlxc-static-real-dynamic-slice": "mlxc.passes.static_real_dynamic_slice",
     "mlxc-precise-chlo-math": "mlxc.passes.precise_chlo_math",

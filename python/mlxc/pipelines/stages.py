@@ -32,12 +32,15 @@ def import_stage(entry: str = "main") -> Stage:
                   "a stablehlo.composite (e.g. chlo.erf from jax.export) becomes a call to its "
                   "decomposition", anchor="func.func"),
         mlir_pass("inline", "JAX emits private helper functions; inline every call"),
-        mlir_pass("stablehlo-legalize-quantized-op-to-qdq",
-                  "quantized ops compute as the spec says: dequantize, the float op, quantize",
-                  anchor="func.func"),
+        # Quantized types go before shape refinement, which crashes on them (bitcast_convert).
+        Pass("mlxc-quantized-entry", (), (),
+             "keep the entry's quantized types for the signature; refuse unsigned storage"),
         mlir_pass("stablehlo-legalize-quant-to-math",
-                  "quantize/dequantize become float and integer math on the storage type; "
-                  "must precede chlo-legalize (it emits chlo.broadcast_*)", anchor="func.func"),
+                  "quantized ops become integer and float math on the storage type, as in the "
+                  "StableHLO interpreter; must precede chlo-legalize (it emits chlo.broadcast_*)",
+                  anchor="func.func"),
+        Pass("mlxc-static-chlo-broadcasts", (), (),
+             "per-axis quantization broadcasts along any axis; chlo-legalize only does trailing"),
         Pass("mlxc-precise-chlo-math", (), (),
              "asinh, atanh and sinh through log1p/expm1, as XLA does (upstream's expansion "
              "cancels near zero)"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import ml_dtypes
 import numpy as np
 
@@ -41,16 +43,29 @@ _SHORT = {
 }
 
 
+# A quantized element type (`!quant.uniform<i8:f32, 0.5:-3>`, per-axis
+# `!quant.uniform<i8:f32:0, {0.1:-30,0.5:-20}>`, narrowed `i8<-127:127>`) is passed
+# and returned as its storage integers, unchanged: the caller quantizes.
+_QUANT_STORAGE = re.compile(r"^!quant\.uniform<(u?)i?(\d+)")
+
+
+def storage_type(element_type: str) -> str:
+    """The integer type holding a quantized type's values (`i8`), else `element_type`."""
+    m = _QUANT_STORAGE.match(element_type)
+    return f"{'ui' if m.group(1) else 'i'}{m.group(2)}" if m else element_type
+
+
 def to_numpy(element_type: str) -> np.dtype:
-    """The numpy dtype of an MLIR element type spelling such as `f32` or `ui8`."""
+    """The numpy dtype of an MLIR element type spelling such as `f32`, `ui8` or a
+    quantized type (its storage type's)."""
     try:
-        return _TO_NUMPY[element_type]
+        return _TO_NUMPY[storage_type(element_type)]
     except KeyError:
         raise TypeError(f"mlxc has no numpy type for MLIR element type '{element_type}'") from None
 
 
 def is_supported(element_type: str) -> bool:
-    return element_type in _TO_NUMPY
+    return storage_type(element_type) in _TO_NUMPY
 
 
 def short_name(element_type: str) -> str:

@@ -85,6 +85,8 @@ _ALL = [
             "use this native runtime library instead of the installed one"),
     Setting("cpu_schedules", "MLXC_CPU_SCHEDULES", _bool, True,
             "tile and vectorize linalg ops for the host CPU (0: plain loops, for comparison)"),
+    Setting("threads", "MLXC_THREADS", _int_in(1, 256), lambda: os.cpu_count() or 1,
+            "threads a program may use, the caller included (1: no thread pool, no parallel code)"),
     Setting("cache", "MLXC_CACHE", _bool, True,
             "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
     Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),

@@ -36,6 +36,8 @@ REGISTRY: dict[str, str] = {
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     "mlxc-apply-cpu-schedules": "mlxc.passes.apply_cpu_schedules",
     "mlxc-record-temp-memory": "mlxc.passes.record_temp_memory",
+    "mlxc-parallelize-tile-loops": "mlxc.passes.parallelize_tile_loops",
+    "mlxc-inline-alloca-scopes": "mlxc.passes.inline_alloca_scopes",
     # The cuda target's passes live with the target.
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",

@@ -43,9 +43,29 @@ def with_temp_memory(bufferize: Stage) -> Stage:
     return Stage(bufferize.name, tuple(passes + [record] + verify(bufferize.name)), bufferize.why)
 
 
+def thread_passes() -> list[Pass]:
+    """The outer tiles of large ops as OpenMP regions, run by the runtime's thread pool
+    (runtime/mlxc_parallel.c implements the OpenMP calls LLVM emits for them)."""
+    if settings.get("threads") < 2:
+        return []
+    return [
+        Pass("mlxc-parallelize-tile-loops", (), (),
+             "outermost scf.forall tiles of large ops become scf.parallel; small work and "
+             "inner loops stay sequential (no wake-up cost)"),
+        mlir_pass("convert-scf-to-openmp",
+                  "scf.parallel as omp.parallel + omp.wsloop, asking the pool for MLXC_THREADS "
+                  "threads (the program carries its count: JIT and artifacts alike)",
+                  num_threads=settings.get("threads")),
+        Pass("mlxc-inline-alloca-scopes", (), (),
+             "drop the empty stack scopes convert-scf-to-openmp adds (scf-to-cf would fail "
+             "on their multi-block bodies)"),
+    ]
+
+
 def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
-        mlir_pass("scf-forall-to-for", "the schedules' parallel tiles run one after another",
+        *thread_passes(),
+        mlir_pass("scf-forall-to-for", "the schedules' other parallel tiles run one after another",
                   anchor="func.func"),
         mlir_pass("convert-linalg-to-loops",
                   "each linalg op the schedules left alone becomes a loop nest",
@@ -104,6 +124,9 @@ def llvm_stage():
                   use_bare_ptr_memref_call_conv=True),
         mlir_pass("convert-index-to-llvm", "index ops left by the lowerings above"),
         mlir_pass("convert-ub-to-llvm", "poison values left by vectorization"),
+        *([mlir_pass("convert-openmp-to-llvm",
+                     "the parallel regions' types; LLVM outlines them into __kmpc_fork_call")]
+          if settings.get("threads") > 1 else []),
         mlir_pass("reconcile-unrealized-casts", "remove the casts between the conversions"),
         Pass("mlxc-emit-entry-wrapper", (), (),
              "one C signature for every program: void mlxc_entry(void **buffers)"),

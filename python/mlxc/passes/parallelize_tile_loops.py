@@ -1,0 +1,137 @@
+"""mlxc-parallelize-tile-loops: run the outer tile loops of large ops on the thread pool.
+
+The CPU schedules tile each large op into an outermost `scf.forall` whose iterations
+write disjoint tiles. This pass turns such a loop into `scf.parallel` when its work is
+worth waking the pool for; `convert-scf-to-openmp` then makes it an OpenMP region, which
+LLVM outlines into a call to the runtime's `__kmpc_fork_call` (runtime/mlxc_parallel.c).
+Every other `scf.forall` stays for `scf-forall-to-for`: a loop nested in another loop
+(the outer one already uses every thread), and small work, which would spend more time
+waking the workers (a few microseconds) than it saves.
+
+Work is estimated statically, shapes being static: the loop's trip count times the
+elements each iteration touches, counting each op by the elements of its widest vector
+and multiplying by the trip counts of the `scf.for` loops around it. Loops whose body
+allocates on the stack (`memref.alloca`) are left alone: an OpenMP worksharing loop has
+no per-iteration stack scope, so the stack would grow with every iteration.
+"""
+
+from __future__ import annotations
+
+from .. import irutil
+from .._mlir import arith, ir, scf
+from . import PythonPass
+
+_LOOPS = ("scf.for", "scf.forall", "scf.parallel", "scf.while", "omp.parallel",
+          "omp.wsloop", "affine.for", "affine.parallel")
+_DYNAMIC = -(2 ** 63)  # ShapedType::kDynamic in static bound attributes
+_UNKNOWN_TRIPS = 16    # an scf.for whose bounds are not constants
+
+
+def _constant(value) -> int | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    attr = owner.attributes["value"]
+    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
+
+
+def _for_trips(op) -> int:
+    lo, hi, step = (_constant(v) for v in list(op.operands)[:3])
+    if None in (lo, hi, step) or step <= 0:
+        return _UNKNOWN_TRIPS
+    return max(0, -(-(hi - lo) // step))
+
+
+def _elements(op) -> int:
+    widest = 1
+    for v in list(op.results) + list(op.operands):
+        if isinstance(v.type, ir.VectorType):
+            n = 1
+            for d in ir.VectorType(v.type).shape:
+                n *= d
+            widest = max(widest, n)
+    return widest
+
+
+def work(op) -> int:
+    """Elements touched by one execution of `op`, nested ops included."""
+    inner = sum(work(o.operation) for r in op.regions for b in r.blocks for o in b.operations)
+    if op.name == "scf.for":
+        return _for_trips(op) * inner
+    return inner if op.regions else _elements(op)
+
+
+def forall_trips(op) -> int | None:
+    """The trip count of an `scf.forall` with static bounds, else None."""
+    lbs, ubs, steps = (ir.DenseI64ArrayAttr(op.attributes[k]) for k in
+                       ("staticLowerBound", "staticUpperBound", "staticStep"))
+    trips = 1
+    for lo, hi, st in zip(lbs, ubs, steps):
+        if _DYNAMIC in (lo, hi, st) or st <= 0:
+            return None
+        trips *= max(0, -(-(hi - lo) // st))
+    return trips
+
+
+def _outermost(op) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name not in ("func.func", "builtin.module"):
+        if parent.name in _LOOPS:
+            return False
+        parent = parent.parent
+    return True
+
+
+def _candidates(module, min_work: int) -> list:
+    chosen = []
+    for func in irutil.functions(module):
+        for op in irutil.walk(func):
+            if op.name != "scf.forall" or op.results or not _outermost(op):
+                continue
+            trips = forall_trips(op)
+            if trips is None or trips < 2:
+                continue
+            if any(o.name == "memref.alloca" for o in irutil.walk(op)):
+                continue
+            if trips * work(op) >= min_work:
+                chosen.append(op)
+    return chosen
+
+
+def _to_parallel(op) -> None:
+    """Replace `op` (an scf.forall on memrefs) by the equivalent scf.parallel."""
+    index = ir.IndexType.get()
+    bounds = [ir.DenseI64ArrayAttr(op.attributes[k]) for k in
+              ("staticLowerBound", "staticUpperBound", "staticStep")]
+    with op.location, ir.InsertionPoint(op):
+        lbs, ubs, steps = ([arith.ConstantOp(index, v).result for v in vals] for vals in bounds)
+        par = scf.ParallelOp([], lbs, ubs, steps, [])
+    body = par.regions[0].blocks.append(*([index] * len(lbs)))
+    old = op.regions[0].blocks[0]
+    for old_iv, new_iv in zip(old.arguments, body.arguments):
+        old_iv.replace_all_uses_with(new_iv)
+    with op.location, ir.InsertionPoint(body):
+        terminator = scf.ReduceOp([], 0)
+    ops = list(old.operations)
+    for o in ops[:-1]:  # the last is the empty scf.forall.in_parallel terminator
+        o.operation.move_before(terminator.operation)
+    op.erase()
+
+
+def run(module, min_work: str = "65536") -> None:
+    try:
+        threshold = int(min_work)
+    except ValueError:
+        raise ValueError(f"mlxc-parallelize-tile-loops: min-work={min_work!r} is not an integer") \
+            from None
+    for op in _candidates(module, threshold):
+        _to_parallel(op)
+
+
+PASS = PythonPass(
+    argument="mlxc-parallelize-tile-loops",
+    summary="Turn the outermost scf.forall tile loops of large ops into scf.parallel",
+    run=run,
+    options={"min-work": "elements touched (trip count x per-iteration work) below which a "
+                         "loop runs on its caller (default 65536)"},
+)

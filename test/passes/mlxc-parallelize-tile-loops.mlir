@@ -1,0 +1,71 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-parallelize-tile-loops)' | FileCheck %s
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-parallelize-tile-loops{min-work=100000000})' | FileCheck %s --check-prefix=HIGH
+
+// A large tile loop (4 tiles x 64 rows x 4 vectors of 64) becomes scf.parallel with the
+// same bounds; its nested forall stays, the outer one already uses every thread.
+// CHECK-LABEL: func.func @large
+// CHECK: %[[UB:.*]] = arith.constant 4 : index
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[UB]]) step (%{{.*}}) {
+// CHECK:   affine.apply #{{.*}}(%[[I]])
+// CHECK:   scf.forall
+// CHECK:   scf.reduce
+// CHECK-NOT: scf.forall.in_parallel
+// HIGH-LABEL: func.func @large
+// HIGH-NOT: scf.parallel
+// HIGH: scf.forall (%{{.*}}) in (4)
+func.func @large(%a: memref<256x256xf32>, %b: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  scf.forall (%t) in (4) {
+    %row0 = affine.apply affine_map<(d0) -> (d0 * 64)>(%t)
+    scf.for %r = %c0 to %c64 step %c1 {
+      %row = arith.addi %row0, %r : index
+      scf.for %col = %c0 to %c256 step %c64 {
+        %v = vector.transfer_read %a[%row, %col], %pad {in_bounds = [true]} : memref<256x256xf32>, vector<64xf32>
+        vector.transfer_write %v, %b[%row, %col] {in_bounds = [true]} : vector<64xf32>, memref<256x256xf32>
+      }
+    }
+    scf.forall (%u) in (2) {
+      memref.store %pad, %b[%row0, %u] : memref<256x256xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Small work (2 iterations of one store) and one tile loop: nothing changes.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: scf.forall (%{{.*}}) in (1)
+func.func @small(%b: memref<4xf32>) {
+  %pad = arith.constant 0.0 : f32
+  scf.forall (%t) in (2) {
+    memref.store %pad, %b[%t] : memref<4xf32>
+  }
+  scf.forall (%t) in (1) {
+    memref.store %pad, %b[%t] : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Stack allocations in the body: an OpenMP loop has no per-iteration stack scope.
+// CHECK-LABEL: func.func @alloca
+// CHECK-NOT: scf.parallel
+// CHECK: scf.forall (%{{.*}}) in (1024)
+func.func @alloca(%b: memref<1024x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  scf.forall (%t) in (1024) {
+    %s = memref.alloca() : memref<256xf32>
+    %v = vector.transfer_read %s[%c0], %pad {in_bounds = [true]} : memref<256xf32>, vector<256xf32>
+    vector.transfer_write %v, %b[%t, %c0] {in_bounds = [true]} : vector<256xf32>, memref<1024x256xf32>
+  }
+  return
+}

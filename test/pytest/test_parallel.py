@@ -1,0 +1,155 @@
+"""Threads: the outer tiles of large ops run on the native runtime's pool
+(runtime/mlxc_parallel.c); small work runs inline, MLXC_THREADS=1 emits no parallel code,
+and results do not depend on the number of threads, in the JIT and in artifacts."""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mlxc
+from helpers import as_tuple, export_program
+from mlxc.runtime import native
+
+
+def _pool_stats() -> tuple[int, int]:
+    """(loops run on the pool, blocks of iterations run by its workers)."""
+    counts = (ctypes.c_int64 * 2)()
+    native.load().mlxc_parallel_stats(counts)
+    return counts[0], counts[1]
+
+
+def _pool_runs() -> int:
+    return _pool_stats()[0]
+
+
+def _matmul_epilogue(a, b, c):
+    return jnp.tanh(a @ b) + c
+
+
+def _mlp(x, w1, w2):
+    return jnp.maximum(x @ w1, 0) @ w2
+
+
+def _large_programs():
+    rng = np.random.default_rng(0)
+    f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)  # noqa: E731
+    return {
+        "matmul_epilogue": (_matmul_epilogue, (f32(256, 512), f32(512, 256), f32(256, 256))),
+        "mlp": (_mlp, (f32(128, 512), f32(512, 1024) / 20, f32(1024, 256) / 30)),
+    }
+
+
+def _compile(text, threads, dump_dir=None):
+    with mlxc.settings.override(threads=threads, dump_dir=dump_dir):
+        return mlxc.compile(text)
+
+
+def _llvm_dump(folder) -> str:
+    (path,) = glob.glob(os.path.join(folder, "*-llvm.mlir"))
+    with open(path) as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("name", sorted(_large_programs()))
+def test_threads_on_and_off_give_equal_results(name, tmp_path):
+    fn, args = _large_programs()[name]
+    text, _, ref = export_program(fn, *args)
+    threaded = _compile(text, 2, str(tmp_path / "on"))
+    single = _compile(text, 1, str(tmp_path / "off"))
+    assert "omp.parallel" in _llvm_dump(tmp_path / "on")
+    assert "omp." not in _llvm_dump(tmp_path / "off")
+
+    before = _pool_runs()
+    out_threaded = as_tuple(threaded(*args))
+    assert _pool_runs() > before, "the large op did not run on the pool"
+    out_single = as_tuple(single(*args))
+    # Each tile is computed the same way whichever thread runs it: equal to the bit.
+    for t, s, r in zip(out_threaded, out_single, as_tuple(ref)):
+        np.testing.assert_array_equal(t, s)
+        np.testing.assert_allclose(t, r, rtol=2e-4, atol=2e-4)
+
+
+def test_workers_take_blocks():
+    """The pool's workers, not only the caller, run iterations. The machine may be
+    busy enough that a worker wakes after the caller has taken every block, so call
+    until one has (a few calls on an idle machine)."""
+    fn, args = _large_programs()["matmul_epilogue"]
+    text, _, _ = export_program(fn, *args)
+    exe = _compile(text, 2)
+    expected = as_tuple(exe(*args))[0].copy()
+    runs, blocks = _pool_stats()
+    for _ in range(500):
+        np.testing.assert_array_equal(as_tuple(exe(*args))[0], expected)
+        if _pool_stats()[1] > blocks:
+            break
+    assert _pool_stats()[1] > blocks, "no worker ever ran a block"
+    assert _pool_stats()[0] > runs
+
+
+def test_small_work_runs_inline(tmp_path):
+    x = np.ones((8, 8), np.float32)
+    text, _, _ = export_program(lambda a, b: a @ b + 1, x, x)
+    exe = _compile(text, 2, str(tmp_path))
+    assert "omp." not in _llvm_dump(tmp_path)
+    before = _pool_runs()
+    np.testing.assert_array_equal(exe(x, x), np.full((8, 8), 9, np.float32))
+    assert _pool_runs() == before
+
+
+def test_threads_setting_is_checked(monkeypatch):
+    monkeypatch.setenv("MLXC_THREADS", "0")
+    with pytest.raises(ValueError, match=r"MLXC_THREADS='0': expected an integer from 1 to 256"):
+        mlxc.settings.get("threads")
+    monkeypatch.setenv("MLXC_THREADS", "3")
+    assert mlxc.settings.get("threads") == 3
+
+
+def test_concurrent_callers_share_the_pool():
+    """Several Python threads call one threaded executable at once: one owns the pool
+    for each parallel loop, the others run theirs inline; every result is right."""
+    fn, (a, b, c) = _large_programs()["matmul_epilogue"]
+    text, _, _ = export_program(fn, a, b, c)
+    exe = _compile(text, 2)
+    rng = np.random.default_rng(1)
+    inputs = [(rng.standard_normal(a.shape).astype(np.float32), b,
+               rng.standard_normal(c.shape).astype(np.float32)) for _ in range(8)]
+    expected = [as_tuple(exe(*args))[0].copy() for args in inputs]
+    for args, e in zip(inputs, expected):
+        np.testing.assert_allclose(e, np.tanh(args[0] @ args[1]) + args[2], rtol=2e-4, atol=2e-4)
+    barrier = threading.Barrier(4)
+    snapshots = [tuple(x.copy() for x in args) for args in inputs]
+
+    def work(i):
+        barrier.wait()
+        return [as_tuple(exe(*inputs[j % len(inputs)]))[0] for j in range(i, i + 12)]
+
+    with ThreadPoolExecutor(4) as pool:
+        for i, results in enumerate(pool.map(work, range(4))):
+            for j, r in zip(range(i, i + 12), results):
+                np.testing.assert_array_equal(r, expected[j % len(inputs)])
+    for args, snap in zip(inputs, snapshots):  # the caller's arrays are untouched
+        for x, s in zip(args, snap):
+            np.testing.assert_array_equal(x, s)
+
+
+def test_saved_artifact_runs_parallel_code(tmp_path):
+    fn, args = _large_programs()["mlp"]
+    text, _, ref = export_program(fn, *args)
+    exe = _compile(text, 2, str(tmp_path / "dump"))
+    assert "omp.parallel" in _llvm_dump(tmp_path / "dump")
+    path = str(tmp_path / "mlp.so")
+    exe.save(path)
+    loaded = mlxc.load(path)
+    expected = as_tuple(exe(*args))[0]
+    with ThreadPoolExecutor(3) as pool:
+        for out in pool.map(lambda _: as_tuple(loaded(*args))[0], range(6)):
+            np.testing.assert_array_equal(out, expected)
+    np.testing.assert_allclose(expected, as_tuple(ref)[0], rtol=2e-4, atol=2e-4)

@@ -65,3 +65,42 @@ func.func @other(%a: tensor<3xf32>) -> tensor<3xf32> {
   %0 = stablehlo.custom_call @my_kernel(%a) : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// geqrf: one Householder reflector per column (tau = 0 when the column below the
+// diagonal is zero), applied to the columns on its right; orgqr applies them to the
+// identity, last first.
+// CHECK-LABEL: func.func @qr
+// CHECK-NOT: custom_call
+// CHECK: %[[QR:.*]]:2 = scf.for {{.*}} -> (tensor<5x3xf64>, tensor<3xf64>)
+// CHECK: stablehlo.sqrt
+// CHECK: stablehlo.sign
+// CHECK: scf.yield
+// CHECK: %[[Q:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<5x3xf64>)
+// CHECK: arith.subi
+// CHECK: scf.yield
+// CHECK: return %[[Q]], %[[QR]]#0
+func.func @qr(%a: tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<5x3xf64>) {
+  %0:2 = stablehlo.custom_call @lapack_dgeqrf_ffi(%a) {mhlo.backend_config = {}, sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m]) {i=5, j=3, k=5, l=3, m=3}, custom>} : (tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<3xf64>)
+  %1 = stablehlo.custom_call @lapack_dorgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}} : (tensor<5x3xf64>, tensor<3xf64>) -> tensor<5x3xf64>
+  return %1, %0#0 : tensor<5x3xf64>, tensor<5x3xf64>
+}
+
+// -----
+
+// syevd: cyclic Jacobi sweeps (sweep, p, q > p) over the matrix of the lower
+// triangle, then the columns of V sorted by eigenvalue.
+// CHECK-LABEL: func.func @eigh
+// CHECK-NOT: custom_call
+// CHECK: stablehlo.transpose
+// CHECK: scf.for %{{.*}} = %c0 to %c10 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4 step %c1
+// CHECK: stablehlo.rsqrt
+// CHECK-NOT: stablehlo.sort
+// CHECK: return
+func.func @eigh(%a: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<4x4xf32>, tensor<4xf32>, tensor<i32>
+}

@@ -61,6 +61,13 @@ CASES = {
     "lu_batched_tall": (lax.linalg.lu, lambda r, d: [_random(r, (2, 3, 6, 4), d)]),
     "lu_wide": (lax.linalg.lu, lambda r, d: [_random(r, (4, 6), d)]),
     "scipy_lu": (jsl.lu, lambda r, d: [_random(r, (5, 5), d)]),
+    "qr": (jnp.linalg.qr, lambda r, d: [_random(r, (5, 5), d)]),
+    "qr_batched_tall": (jnp.linalg.qr, lambda r, d: [_random(r, (2, 6, 4), d)]),
+    "qr_wide": (jnp.linalg.qr, lambda r, d: [_random(r, (4, 6), d)]),
+    "qr_complete": (lambda a: jnp.linalg.qr(a, mode="complete"), lambda r, d: [_random(r, (6, 4), d)]),
+    "qr_r": (lambda a: jnp.linalg.qr(a, mode="r"), lambda r, d: [_random(r, (3, 7, 5), d)]),
+    "lstsq_by_qr": (lambda a, b: jsl.solve_triangular(*(lambda q, r: (r, q.T @ b))(*jnp.linalg.qr(a))),
+                    lambda r, d: [_random(r, (8, 5), d), _random(r, (8, 2), d)]),
 }
 
 
@@ -85,6 +92,36 @@ def test_complex(name):
     args = make(np.random.default_rng(1), np.complex64)
     text, _, expected = export_program(fn, *args)
     assert_matches(mlxc.compile(text)(*args), expected, RTOL[np.complex64])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("form", ["text", "artifact"])
+@pytest.mark.parametrize("shape", [(5, 5), (2, 3, 6, 6), (1, 1), (16, 16)], ids=str)
+def test_eigh(shape, form, dtype):
+    # Eigenvectors are unique up to sign only (LAPACK's and Jacobi's signs differ):
+    # compare eigenvalues with JAX, and check the vectors by A V = V diag(w), V^T V = I.
+    a = _random(np.random.default_rng(3), shape, dtype)
+    text, artifact, (w_jax, _) = export_program(jnp.linalg.eigh, a, x64=dtype == np.float64)
+    assert "@lapack_" in text and "syevd" in text
+    w, v = mlxc.compile(text if form == "text" else artifact)(a)
+    assert w.dtype == dtype and v.shape == shape
+    eps = np.finfo(dtype).eps
+    n = shape[-1]
+    sym = (a + np.swapaxes(a, -1, -2)) / 2
+    scale = max(np.abs(w_jax).max(), 1.0)
+    assert np.abs(w - w_jax).max() <= 20 * n * eps * scale
+    assert np.abs(sym @ v - v * w[..., None, :]).max() <= 20 * n * eps * scale
+    assert np.abs(np.swapaxes(v, -1, -2) @ v - np.eye(n)).max() <= 20 * n * eps
+    assert (np.diff(w, axis=-1) >= 0).all()
+
+
+def test_complex_qr_is_refused_clearly():
+    a = _random(np.random.default_rng(4), (3, 3), np.complex64)
+    text, _, _ = export_program(jnp.linalg.qr, a)
+    with pytest.raises(mlxc.CompileError) as err:
+        mlxc.compile(text)
+    # The last call (cungqr) is the first one lowered.
+    assert "mlxc cannot lower custom_call @lapack_cungqr_ffi: complex QR is not supported yet" in str(err.value)
 
 
 def test_cholesky_not_positive_definite():

@@ -2,7 +2,9 @@
 
 On CPU, `jax.export` of jnp.linalg functions calls LAPACK through XLA's FFI:
 `lapack_spotrf_ffi` (Cholesky), `lapack_strsm_ffi` (triangular solve),
-`lapack_sgetrf_ffi` (LU with partial pivoting), with s/d/c/z for f32/f64/c64/c128.
+`lapack_sgetrf_ffi` (LU with partial pivoting), `lapack_sgeqrf_ffi` and
+`lapack_sorgqr_ffi` (Householder QR and its Q), `lapack_ssyevd_ffi` (symmetric
+eigendecomposition), with s/d/c/z for f32/f64/c64/c128 (QR and eigh: real only).
 Options come as `backend_config` characters (uplo = 'L', side = 'R', ...), as LAPACK
 takes them. The `operand_layouts`/`result_layouts` are column-major only because
 LAPACK is Fortran: XLA transposes the data on the way in and out, so the op's
@@ -18,6 +20,7 @@ from __future__ import annotations
 from .._mlir import ir
 from ..errors import CompileError
 from . import linalg_ops, lowering
+from .sort import sort as sort_rule
 from .from_text import replace_with_text
 from .text import Emitter, i64_array, tensor_type
 
@@ -34,9 +37,8 @@ def custom_call(op) -> None:
         routine = routine[:-len("_ffi")]
     rule = _ROUTINES.get(routine[1:]) if routine[:1] in _ELEM else None
     if rule is None:
-        known = ", ".join(f"lapack_?{r}_ffi" for r in sorted(_ROUTINES))
-        raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} "
-                                  f"(LAPACK routines mlxc lowers: {known})")
+        raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
+                                  "lowers: ?potrf, ?trsm, ?getrf; real ?geqrf, ?orgqr, ?syevd)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -129,6 +131,8 @@ def _replace(op, e: Emitter, arg_names) -> None:
             linalg_ops.cholesky(new)
         elif new.name == "stablehlo.triangular_solve":
             linalg_ops.triangular_solve(new)
+        elif new.name == "stablehlo.sort":
+            sort_rule(new)
 
 
 def trsm(op, config: dict) -> None:
@@ -264,7 +268,265 @@ def getrf(op, config: dict) -> None:
     _replace(op, e, ["a"])
 
 
-_ROUTINES = {"potrf": potrf, "trsm": trsm, "getrf": getrf}
+class _Matrix:
+    """Shapes and small emitters shared by the rules over [..., m, n] tensors."""
+
+    def __init__(self, e: Emitter, shape, elem: str):
+        self.e, self.shape, self.elem = e, list(shape), elem
+        self.batch, self.rank = self.shape[:-2], len(self.shape)
+        self.m, self.n = self.shape[-2], self.shape[-1]
+        self.t = tensor_type(self.shape, elem)
+        self.zero_i = e.constant("0", "tensor<i64>")
+        self.lead = [self.zero_i] * len(self.batch)
+
+    def type(self, rows: int, cols: int, elem: str | None = None) -> str:
+        return tensor_type(self.batch + [rows, cols], elem or self.elem)
+
+    def iota(self, dim: int, rows: int, cols: int) -> str:
+        return self.e.op("stablehlo.iota", [], self.type(rows, cols, "i64"),
+                         f"iota_dimension = {self.rank - 2 + dim} : i64")
+
+    def cmp(self, x: str, y: str, direction: str) -> str:
+        result = self.e.types[x].rsplit("x", 1)[0] + "xi1>" if "x" in self.e.types[x] else "tensor<i1>"
+        return self.e.op("stablehlo.compare", [x, y], result,
+                         f"comparison_direction = #stablehlo<comparison_direction {direction}>")
+
+    def bcast(self, x: str, result: str, dims) -> str:
+        return self.e.op("stablehlo.broadcast_in_dim", [x], result, f"broadcast_dimensions = {i64_array(dims)}")
+
+    def full(self, x: str, result: str) -> str:
+        """Broadcast a [..., 1 or r, 1 or c] tensor to `result`."""
+        return self.bcast(x, result, range(self.rank))
+
+    def scalar_at(self, i: str, rows: int, cols: int) -> str:
+        return self.bcast(i, self.type(rows, cols, "i64"), [])
+
+    def sum_rows(self, x: str, rows: int, cols: int) -> str:
+        """Sum over the row dimension, keeping it (size 1)."""
+        total = _reduce(self.e, x, [self.rank - 2], tensor_type(self.batch + [cols], self.elem),
+                        self.elem, "stablehlo.add", "0.0")
+        return self.e.op("stablehlo.reshape", [total], self.type(1, cols))
+
+    def slice(self, x: str, row: str, col: str, rows: int, cols: int) -> str:
+        return self.e.op("stablehlo.dynamic_slice", [x, *self.lead, row, col], self.type(rows, cols),
+                         f"slice_sizes = {i64_array(self.batch + [rows, cols])}")
+
+
+def _loop_header(e: Emitter, count: int, carried: list[tuple[str, str, str]], down: bool = False) -> None:
+    """Open `%loop:N = scf.for %i` over 0..count (or count-1..0 when `down`), carrying
+    (name, initial value, type); defines %ki, the step's index as tensor<i64>."""
+    e.line("%c0 = arith.constant 0 : index")
+    e.line("%c1 = arith.constant 1 : index")
+    e.line(f"%ccount = arith.constant {count} : index")
+    args = ", ".join(f"%{name} = {init}" for name, init, _ in carried)
+    types = ", ".join(t for _, _, t in carried)
+    e.line(f"%loop:{len(carried)} = scf.for %i = %c0 to %ccount step %c1 iter_args({args}) -> ({types}) {{",
+           **{name: t for name, _, t in carried})
+    if down:
+        e.line(f"%clast = arith.constant {count - 1} : index")
+        e.line("%k = arith.subi %clast, %i : index")
+    else:
+        e.line("%k = arith.addi %i, %c0 : index")
+    e.line("%k64 = arith.index_cast %k : index to i64")
+    e.line("%ki = tensor.from_elements %k64 : tensor<i64>", ki="tensor<i64>")
+
+
+def _real_only(op, routine: str, elem: str) -> None:
+    if elem.startswith("complex"):
+        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: complex {routine} "
+                                  "is not supported yet (real types only)")
+
+
+def geqrf(op, config: dict) -> None:
+    """Householder QR, as LAPACK's geqr2: R on and above the diagonal, each reflector's
+    vector v (v[k] = 1 implied) below it, and tau, with H_k = I - tau_k v v^T."""
+    a_type = ir.RankedTensorType(op.operands[0].type)
+    shape, elem = list(a_type.shape), str(a_type.element_type)
+    _real_only(op, "QR", elem)
+    e = Emitter(a=tensor_type(shape, elem))
+    x = _Matrix(e, shape, elem)
+    m, n, steps = x.m, x.n, min(x.m, x.n)
+    tau_t = tensor_type(x.batch + [steps], elem)
+    one_t = x.type(1, 1)
+    col_t = x.type(m, 1)
+    rows = x.iota(0, m, 1)
+    all_cols = x.iota(1, m, n)
+    _loop_header(e, steps, [("acc", "%a", x.t), ("taus", e.constant("0.0", tau_t), tau_t)])
+    k_col = x.scalar_at("%ki", m, 1)
+    below = x.cmp(rows, k_col, "GT")
+    at = x.cmp(rows, k_col, "EQ")
+    column = x.slice("%acc", x.zero_i, "%ki", m, 1)
+    zeros = e.constant("0.0", col_t)
+    tail = e.op("stablehlo.select", [below, column, zeros], col_t)
+    alpha = x.slice("%acc", "%ki", "%ki", 1, 1)
+    sq = x.sum_rows(e.op("stablehlo.multiply", [tail, tail], col_t), m, 1)
+    norm = e.op("stablehlo.sqrt", [e.op("stablehlo.add", [e.op("stablehlo.multiply", [alpha, alpha], one_t), sq],
+                                         one_t)], one_t)
+    # beta = -sign(alpha) * ||(alpha, x)||; no reflection (tau = 0) when x is zero.
+    beta = e.op("stablehlo.negate", [e.op("stablehlo.sign", [alpha], one_t)], one_t)
+    beta = e.op("stablehlo.select", [x.cmp(alpha, e.constant("0.0", one_t), "EQ"),
+                                     e.constant("-1.0", one_t), beta], one_t)
+    beta = e.op("stablehlo.multiply", [beta, norm], one_t)
+    identity = x.cmp(sq, e.constant("0.0", one_t), "EQ")
+    beta = e.op("stablehlo.select", [identity, alpha, beta], one_t)
+    tau = e.op("stablehlo.select", [identity, e.constant("0.0", one_t),
+                                    e.op("stablehlo.divide", [e.op("stablehlo.subtract", [beta, alpha], one_t), beta],
+                                         one_t)], one_t)
+    denom = e.op("stablehlo.select", [identity, e.constant("1.0", one_t),
+                                      e.op("stablehlo.subtract", [alpha, beta], one_t)], one_t)
+    v = e.op("stablehlo.select", [below, e.op("stablehlo.divide", [tail, x.full(denom, col_t)], col_t),
+                                  e.op("stablehlo.select", [at, e.constant("1.0", col_t), zeros], col_t)], col_t)
+    # The trailing columns: A <- A - tau v (v^T A).
+    w = x.sum_rows(e.op("stablehlo.multiply", [x.full(v, x.t), "%acc"], x.t), m, n)
+    update = e.op("stablehlo.multiply", [x.full(tau, x.t), e.op("stablehlo.multiply", [x.full(v, x.t), x.full(w, x.t)], x.t)], x.t)
+    k_all = x.scalar_at("%ki", m, n)
+    right = x.cmp(all_cols, k_all, "GT")
+    applied = e.op("stablehlo.select", [right, e.op("stablehlo.subtract", ["%acc", update], x.t), "%acc"], x.t)
+    # Column k: beta on the diagonal, v below it.
+    on_col = x.cmp(all_cols, k_all, "EQ")
+    stored = e.op("stablehlo.select", [below, v, e.op("stablehlo.select", [at, x.full(beta, col_t), column], col_t)], col_t)
+    nxt = e.op("stablehlo.select", [on_col, x.full(stored, x.t), applied], x.t)
+    taus = e.op("stablehlo.dynamic_update_slice", ["%taus", e.op("stablehlo.reshape", [tau], tensor_type(x.batch + [1], elem)),
+                                                   *x.lead, "%ki"], tau_t)
+    e.line(f"scf.yield {nxt}, {taus} : {x.t}, {tau_t}")
+    e.line("}")
+    e.line(f"return %loop#0, %loop#1 : {x.t}, {tau_t}")
+    _replace(op, e, ["a"])
+
+
+def orgqr(op, config: dict) -> None:
+    """Q = H_0 H_1 ... H_(k-1), its first n columns (n the columns of the operand), as
+    LAPACK's org2r: the reflectors applied to the identity, last one first."""
+    a_type = ir.RankedTensorType(op.operands[0].type)
+    shape, elem = list(a_type.shape), str(a_type.element_type)
+    _real_only(op, "QR", elem)
+    steps = ir.RankedTensorType(op.operands[1].type).shape[-1]
+    e = Emitter(a=tensor_type(shape, elem), tau=tensor_type(shape[:-2] + [steps], elem))
+    x = _Matrix(e, shape, elem)
+    m, n = x.m, x.n
+    col_t = x.type(m, 1)
+    rows = x.iota(0, m, 1)
+    eye = e.op("stablehlo.convert", [x.cmp(x.iota(0, m, n), x.iota(1, m, n), "EQ")], x.t)
+    _loop_header(e, steps, [("q", eye, x.t)], down=True)
+    k_col = x.scalar_at("%ki", m, 1)
+    column = x.slice("%a", x.zero_i, "%ki", m, 1)
+    v = e.op("stablehlo.select", [x.cmp(rows, k_col, "GT"), column,
+                                  e.op("stablehlo.select", [x.cmp(rows, k_col, "EQ"), e.constant("1.0", col_t),
+                                                            e.constant("0.0", col_t)], col_t)], col_t)
+    tau = e.op("stablehlo.dynamic_slice", ["%tau", *x.lead, "%ki"], tensor_type(x.batch + [1], elem),
+               f"slice_sizes = {i64_array(x.batch + [1])}")
+    tau = e.op("stablehlo.reshape", [tau], x.type(1, 1))
+    w = x.sum_rows(e.op("stablehlo.multiply", [x.full(v, x.t), "%q"], x.t), m, n)
+    update = e.op("stablehlo.multiply", [x.full(tau, x.t), e.op("stablehlo.multiply", [x.full(v, x.t), x.full(w, x.t)], x.t)], x.t)
+    nxt = e.op("stablehlo.subtract", ["%q", update], x.t)
+    e.line(f"scf.yield {nxt} : {x.t}")
+    e.line("}")
+    e.line(f"return %loop#0 : {x.t}")
+    _replace(op, e, ["a", "tau"])
+
+
+def syevd(op, config: dict) -> None:
+    """Symmetric eigendecomposition: eigenvectors (columns), eigenvalues ascending, and
+    info = 0. Cyclic Jacobi rotations, a fixed number of sweeps (convergence is
+    quadratic), over the matrix the `uplo` triangle describes; then a sort."""
+    a_type = ir.RankedTensorType(op.operands[0].type)
+    shape, elem = list(a_type.shape), str(a_type.element_type)
+    _real_only(op, "eigendecomposition", elem)
+    lower = _option(op, config, "uplo", "LU", "L") == "L"
+    _option(op, config, "mode", "VN", "V")
+    e = Emitter(a=tensor_type(shape, elem))
+    x = _Matrix(e, shape, elem)
+    n, rank, batch = x.n, x.rank, x.batch
+    sweeps = 10 if elem == "f32" else 16
+    one_t, col_t, row_t = x.type(1, 1), x.type(n, 1), x.type(1, n)
+    swap = i64_array(list(range(rank - 2)) + [rank - 1, rank - 2])
+    rows, cols = x.iota(0, n, n), x.iota(1, n, n)
+    mirrored = e.op("stablehlo.transpose", ["%a"], x.t, f"permutation = {swap}")
+    a = e.op("stablehlo.select", [x.cmp(rows, cols, "GE" if lower else "LE"), "%a", mirrored], x.t)
+    eye = e.op("stablehlo.convert", [x.cmp(rows, cols, "EQ")], x.t)
+    e.line("%c0 = arith.constant 0 : index")
+    e.line("%c1 = arith.constant 1 : index")
+    e.line(f"%cn = arith.constant {n} : index")
+    e.line(f"%csweeps = arith.constant {sweeps} : index")
+    e.line(f"%res:2 = scf.for %sweep = %c0 to %csweeps step %c1 iter_args(%sa = {a}, %sv = {eye}) -> ({x.t}, {x.t}) {{",
+           sa=x.t, sv=x.t)
+    e.line(f"%pres:2 = scf.for %p = %c0 to %cn step %c1 iter_args(%pa = %sa, %pv = %sv) -> ({x.t}, {x.t}) {{",
+           pa=x.t, pv=x.t)
+    e.line("%p1 = arith.addi %p, %c1 : index")
+    e.line(f"%qres:2 = scf.for %q = %p1 to %cn step %c1 iter_args(%qa = %pa, %qv = %pv) -> ({x.t}, {x.t}) {{",
+           qa=x.t, qv=x.t)
+    e.line("%p64 = arith.index_cast %p : index to i64")
+    e.line("%q64 = arith.index_cast %q : index to i64")
+    e.line("%pi = tensor.from_elements %p64 : tensor<i64>", pi="tensor<i64>")
+    e.line("%qi = tensor.from_elements %q64 : tensor<i64>", qi="tensor<i64>")
+    app = x.slice("%qa", "%pi", "%pi", 1, 1)
+    aqq = x.slice("%qa", "%qi", "%qi", 1, 1)
+    apq = x.slice("%qa", "%pi", "%qi", 1, 1)
+
+    def c(value):
+        return e.constant(value, one_t)
+
+    def f(name, *args):
+        return e.op(f"stablehlo.{name}", list(args), one_t)
+
+    # The rotation that zeroes A[p, q] (Golub & Van Loan, sym.schur2).
+    tau = f("divide", f("subtract", aqq, app), f("multiply", c("2.0"), apq))
+    sign = e.op("stablehlo.select", [x.cmp(tau, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_t)
+    t = f("divide", sign, f("add", f("abs", tau), f("sqrt", f("add", c("1.0"), f("multiply", tau, tau)))))
+    cos = f("rsqrt", f("add", c("1.0"), f("multiply", t, t)))
+    sin = f("multiply", t, cos)
+    skip = x.cmp(apq, c("0.0"), "EQ")
+    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_t)
+    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_t)
+
+    def rotate(m, along_rows):
+        # Columns p, q of M J (or rows p, q of J^T M): (c u - s w, s u + c w).
+        size, shape_t = ((1, n), row_t) if along_rows else ((n, 1), col_t)
+        where = (lambda i: (i, x.zero_i)) if along_rows else (lambda i: (x.zero_i, i))
+        u = x.slice(m, *where("%pi"), *size)
+        w = x.slice(m, *where("%qi"), *size)
+        cb, sb = x.full(cos, shape_t), x.full(sin, shape_t)
+        new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, u], shape_t),
+                                            e.op("stablehlo.multiply", [sb, w], shape_t)], shape_t)
+        new_w = e.op("stablehlo.add", [e.op("stablehlo.multiply", [sb, u], shape_t),
+                                       e.op("stablehlo.multiply", [cb, w], shape_t)], shape_t)
+        m = e.op("stablehlo.dynamic_update_slice", [m, new_u, *x.lead, *where("%pi")], x.t)
+        return e.op("stablehlo.dynamic_update_slice", [m, new_w, *x.lead, *where("%qi")], x.t)
+
+    a_next = rotate(rotate("%qa", False), True)
+    v_next = rotate("%qv", False)
+    e.line(f"scf.yield {a_next}, {v_next} : {x.t}, {x.t}")
+    e.line("}")
+    e.line(f"scf.yield %qres#0, %qres#1 : {x.t}, {x.t}")
+    e.line("}")
+    e.line(f"scf.yield %pres#0, %pres#1 : {x.t}, {x.t}")
+    e.line("}")
+    e.types["%res#0"] = e.types["%res#1"] = x.t
+
+    # Eigenvalues ascending, the vectors' columns in the same order: sort the columns
+    # of V together with the eigenvalues broadcast down the rows.
+    diag = linalg_ops._diagonal(e, "%res#0", x.cmp(rows, cols, "EQ"), shape, elem)
+    keys = x.bcast(diag, x.t, list(range(rank - 2)) + [rank - 1])
+    scalar = tensor_type([], elem)
+    sorted_ = e.fresh()
+    e.line(f'{sorted_}:2 = "stablehlo.sort"({keys}, %res#1) ({{\n'
+           f"^bb0(%k0: {scalar}, %k1: {scalar}, %w0: {scalar}, %w1: {scalar}):\n"
+           f'  %lt = "stablehlo.compare"(%k0, %k1) {{comparison_direction = #stablehlo<comparison_direction LT>}}'
+           f" : ({scalar}, {scalar}) -> tensor<i1>\n"
+           f'  "stablehlo.return"(%lt) : (tensor<i1>) -> ()\n'
+           f"}}) {{dimension = {rank - 1} : i64, is_stable = true}} : ({x.t}, {x.t}) -> ({x.t}, {x.t})")
+    e.types[f"{sorted_}#0"] = e.types[f"{sorted_}#1"] = x.t
+    w_t = tensor_type(batch + [n], elem)
+    values = e.op("stablehlo.reshape", [x.slice(f"{sorted_}#0", x.zero_i, x.zero_i, 1, n)], w_t)
+    info_t = tensor_type(batch, "i32")
+    e.line(f"return {sorted_}#1, {values}, {e.constant('0', info_t)} : {x.t}, {w_t}, {info_t}")
+    _replace(op, e, ["a"])
+
+
+# ungqr and heevd are the complex names of orgqr and syevd (refused by the rules, by name).
+_ROUTINES = {"potrf": potrf, "trsm": trsm, "getrf": getrf, "geqrf": geqrf, "orgqr": orgqr,
+             "ungqr": orgqr, "syevd": syevd, "heevd": syevd}
 
 
 def _real_type(elem: str) -> str:

@@ -104,3 +104,20 @@ func.func @eigh(%a: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<
   %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>)
   return %0#0, %0#1, %0#2 : tensor<4x4xf32>, tensor<4xf32>, tensor<i32>
 }
+
+// -----
+
+// gesdd without vectors (mode 'N'): one-sided Jacobi on the columns of A^T (A is
+// wide), the singular values the column norms sorted descending; U and V^T zeros.
+// CHECK-LABEL: func.func @singular_values
+// CHECK-NOT: custom_call
+// CHECK: stablehlo.transpose %{{.*}}, dims = [1, 0] : (tensor<3x5xf32>) -> tensor<5x3xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c10 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: stablehlo.rsqrt
+// CHECK: stablehlo.sqrt %{{.*}} : tensor<3xf32>
+// CHECK: return %arg0,
+func.func @singular_values(%a: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, tensor<i32>) {
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 78 : ui8}} : (tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, tensor<i32>)
+  return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<3x5xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, tensor<i32>
+}

@@ -160,6 +160,10 @@ def test_sharded_text_program():
     text = jax.export.export(fn)(a).mlir_module()
     assert "sdy.mesh" in text and "sdy.sharding =" in text
     assert_matches(mlxc.compile(text)(a), (np.asarray(fn(a)),), 2e-5)
+    # In the artifact the mesh is an op in Shardy's binary form: refused, saying why.
+    with pytest.raises(mlxc.CompileError) as err:
+        mlxc.compile(jax.export.export(fn)(a).mlir_module_serialized)
+    assert "Shardy (sdy) ops, which mlxc reads only from text" in str(err.value), str(err.value)
 
 
 def test_positions_survive_sharding_removal():
@@ -178,15 +182,39 @@ def test_positions_survive_sharding_removal():
 
 def test_unsupported_lapack_routine():
     a = np.eye(4, dtype=np.float32)
-    text, artifact, _ = export_program(lambda a: jnp.linalg.svd(a, compute_uv=False), a)
-    target = "lapack_sgesdd_ffi"
+    text, artifact, _ = export_program(lambda a: jnp.linalg.eig(a)[0], a)
+    target = "lapack_sgeev_ffi"
     assert f"@{target}" in text
     for source in (text, artifact):
         with pytest.raises(mlxc.CompileError) as err:
             mlxc.compile(source)
-        assert f"mlxc cannot lower custom_call @{target}" in str(err.value)
+        assert f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc lowers:" in str(err.value)
     # The text form names the line of the call.
     line = next(i for i, l in enumerate(text.splitlines(), 1) if f"@{target}" in l)
     with pytest.raises(mlxc.CompileError) as err:
         mlxc.compile(text)
     assert f"<string>:{line}:" in str(err.value)
+
+
+def test_svd_vectors_are_refused_clearly():
+    a = np.eye(4, dtype=np.float32)
+    text, _, _ = export_program(jnp.linalg.svd, a)
+    with pytest.raises(mlxc.CompileError) as err:
+        mlxc.compile(text)
+    assert ("mlxc cannot lower custom_call @lapack_sgesdd_ffi with mode 'A': only singular values"
+            in str(err.value))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (1, 1), (12, 12)], ids=str)
+def test_singular_values(shape, dtype):
+    a = _random(np.random.default_rng(5), shape, dtype)
+    fns = [lambda a: jnp.linalg.svd(a, compute_uv=False),
+           lambda a: jnp.linalg.norm(a, ord=2, axis=(-2, -1)), jnp.linalg.matrix_rank]
+    for fn in fns:
+        text, artifact, expected = export_program(fn, a, x64=dtype == np.float64)
+        assert "@lapack_" in text
+        assert_matches(mlxc.compile(artifact)(a), expected, 5 * RTOL[dtype])
+    rank_deficient = np.outer(np.arange(1, 5), np.arange(1, 4)).astype(dtype)
+    text, _, expected = export_program(jnp.linalg.matrix_rank, rank_deficient, x64=dtype == np.float64)
+    assert_matches(mlxc.compile(text)(rank_deficient), expected, 0)

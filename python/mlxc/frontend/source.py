@@ -102,9 +102,14 @@ def _parse_bytes(data: bytes, name: str) -> tuple[ir.Module, str]:
                     sharding.drop_sharding_attributes(module)
                 return module, "artifact"
             except Exception as e:  # the binding raises a bare exception type
+                notes = []
+                if shardy:
+                    # Shardy ops (sdy.mesh, from explicit shardings) are only readable in text.
+                    notes = [Diagnostic("note", name, "if the program has Shardy (sdy) ops, which "
+                                        "mlxc reads only from text: compile exported.mlir_module()")]
                 raise CompileError(
                     f"{name}: cannot read StableHLO portable artifact ({producer})",
-                    [Diagnostic("error", name, f"invalid portable artifact: {e}")]) from None
+                    [Diagnostic("error", name, f"invalid portable artifact: {e}", notes)]) from None
         try:
             return ir.Module.parse(data), "bytecode"
         except ir.MLIRError as e:

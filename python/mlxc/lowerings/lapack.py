@@ -38,7 +38,7 @@ def custom_call(op) -> None:
     rule = _ROUTINES.get(routine[1:]) if routine[:1] in _ELEM else None
     if rule is None:
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
-                                  "lowers: ?potrf, ?trsm, ?getrf; real ?geqrf, ?orgqr, ?syevd)")
+                                  "lowers: ?potrf, ?trsm, ?getrf; real ?geqrf, ?orgqr, ?syevd, ?gesdd without U and V)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -524,9 +524,100 @@ def syevd(op, config: dict) -> None:
     _replace(op, e, ["a"])
 
 
+def gesdd(op, config: dict) -> None:
+    """Singular values only (mode 'N', `compute_uv=False`), by one-sided Jacobi: rotate
+    pairs of columns of A (of A^T when wide) until orthogonal; the singular values
+    are then the column norms, sorted descending. U and V^T (unused in this mode)
+    are zeros; the first result, which LAPACK leaves destroyed, is A."""
+    a_type = ir.RankedTensorType(op.operands[0].type)
+    shape, elem = list(a_type.shape), str(a_type.element_type)
+    _real_only(op, "SVD", elem)
+    mode = _option(op, config, "mode", "NSAO", "N")
+    if mode != "N":
+        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} with mode '{mode}': "
+                                  "only singular values (jnp.linalg.svd(..., compute_uv=False)) "
+                                  "are supported yet")
+    batch, rank = shape[:-2], len(shape)
+    m, n = shape[-2], shape[-1]
+    e = Emitter(a=tensor_type(shape, elem))
+    w = "%a"
+    if m < n:
+        swap = i64_array(list(range(rank - 2)) + [rank - 1, rank - 2])
+        w = e.op("stablehlo.transpose", [w], tensor_type(batch + [n, m], elem), f"permutation = {swap}")
+        m, n = n, m
+    x = _Matrix(e, batch + [m, n], elem)
+    sweeps = 10 if elem == "f32" else 16
+    one_t, col_t = x.type(1, 1), x.type(m, 1)
+    e.line("%c0 = arith.constant 0 : index")
+    e.line("%c1 = arith.constant 1 : index")
+    e.line(f"%cn = arith.constant {n} : index")
+    e.line(f"%csweeps = arith.constant {sweeps} : index")
+    e.line(f"%res = scf.for %sweep = %c0 to %csweeps step %c1 iter_args(%sa = {w}) -> ({x.t}) {{", sa=x.t)
+    e.line(f"%pres = scf.for %p = %c0 to %cn step %c1 iter_args(%pa = %sa) -> ({x.t}) {{", pa=x.t)
+    e.line("%p1 = arith.addi %p, %c1 : index")
+    e.line(f"%qres = scf.for %q = %p1 to %cn step %c1 iter_args(%qa = %pa) -> ({x.t}) {{", qa=x.t)
+    e.line("%p64 = arith.index_cast %p : index to i64")
+    e.line("%q64 = arith.index_cast %q : index to i64")
+    e.line("%pi = tensor.from_elements %p64 : tensor<i64>", pi="tensor<i64>")
+    e.line("%qi = tensor.from_elements %q64 : tensor<i64>", qi="tensor<i64>")
+    u = x.slice("%qa", x.zero_i, "%pi", m, 1)
+    v = x.slice("%qa", x.zero_i, "%qi", m, 1)
+
+    def c(value):
+        return e.constant(value, one_t)
+
+    def f(name, *args):
+        return e.op(f"stablehlo.{name}", list(args), one_t)
+
+    def dot(y, z):
+        return x.sum_rows(e.op("stablehlo.multiply", [y, z], col_t), m, 1)
+
+    alpha, beta, gamma = dot(u, u), dot(v, v), dot(u, v)
+    zeta = f("divide", f("subtract", beta, alpha), f("multiply", c("2.0"), gamma))
+    sign = e.op("stablehlo.select", [x.cmp(zeta, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_t)
+    t = f("divide", sign, f("add", f("abs", zeta), f("sqrt", f("add", c("1.0"), f("multiply", zeta, zeta)))))
+    cos = f("rsqrt", f("add", c("1.0"), f("multiply", t, t)))
+    sin = f("multiply", t, cos)
+    skip = x.cmp(gamma, c("0.0"), "EQ")
+    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_t)
+    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_t)
+    cb, sb = x.full(cos, col_t), x.full(sin, col_t)
+    new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, u], col_t),
+                                        e.op("stablehlo.multiply", [sb, v], col_t)], col_t)
+    new_v = e.op("stablehlo.add", [e.op("stablehlo.multiply", [sb, u], col_t),
+                                   e.op("stablehlo.multiply", [cb, v], col_t)], col_t)
+    nxt = e.op("stablehlo.dynamic_update_slice", ["%qa", new_u, *x.lead, x.zero_i, "%pi"], x.t)
+    nxt = e.op("stablehlo.dynamic_update_slice", [nxt, new_v, *x.lead, x.zero_i, "%qi"], x.t)
+    e.line(f"scf.yield {nxt} : {x.t}")
+    e.line("}")
+    e.line(f"scf.yield %qres : {x.t}")
+    e.line("}")
+    e.line(f"scf.yield %pres : {x.t}")
+    e.line("}")
+    e.types["%res"] = x.t
+    s_t = tensor_type(batch + [n], elem)
+    norms = e.op("stablehlo.sqrt", [e.op("stablehlo.reshape", [x.sum_rows(
+        e.op("stablehlo.multiply", ["%res", "%res"], x.t), m, n)], s_t)], s_t)
+    scalar = tensor_type([], elem)
+    values = e.fresh()
+    e.line(f'{values} = "stablehlo.sort"({norms}) ({{\n'
+           f"^bb0(%k0: {scalar}, %k1: {scalar}):\n"
+           f'  %gt = "stablehlo.compare"(%k0, %k1) {{comparison_direction = #stablehlo<comparison_direction GT>}}'
+           f" : ({scalar}, {scalar}) -> tensor<i1>\n"
+           f'  "stablehlo.return"(%gt) : (tensor<i1>) -> ()\n'
+           f"}}) {{dimension = {len(batch)} : i64, is_stable = true}} : ({s_t}) -> {s_t}")
+    e.types[values] = s_t
+    results = [str(r.type) for r in op.results]
+    u_out, vt_out = e.constant("0.0", results[2]), e.constant("0.0", results[3])
+    info = e.constant("0", results[4])
+    e.line(f"return %a, {values}, {u_out}, {vt_out}, {info} : {', '.join(results)}")
+    _replace(op, e, ["a"])
+
+
 # ungqr and heevd are the complex names of orgqr and syevd (refused by the rules, by name).
 _ROUTINES = {"potrf": potrf, "trsm": trsm, "getrf": getrf, "geqrf": geqrf, "orgqr": orgqr,
-             "ungqr": orgqr, "syevd": syevd, "heevd": syevd}
+             "ungqr": orgqr, "syevd": syevd, "heevd": syevd, "gesdd": gesdd}
 
 
 def _real_type(elem: str) -> str:

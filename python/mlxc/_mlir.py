@@ -7,12 +7,16 @@ binding package is a one-file change and the runtime package never pulls it in.
 from __future__ import annotations
 
 import threading
+import types
 
 from torch_mlir import execution_engine, ir, passmanager  # noqa: F401
 from torch_mlir._mlir_libs import _stablehlo as stablehlo  # noqa: F401
-from torch_mlir.dialects import llvm as _llvm_dialect
-from torch_mlir.dialects import linalg  # noqa: F401  (contraction/convolution queries)
-from torch_mlir.dialects.transform import interpreter as transform_interpreter  # noqa: F401
+# Three native modules imported directly rather than through their dialect packages,
+# whose op classes mlxc does not use and which take about half a second to import
+# (linalg's op DSL above all): a cold compile pays that.
+from torch_mlir._mlir_libs import _mlirDialectsLinalg as linalg  # noqa: F401  (contraction/convolution queries)
+from torch_mlir._mlir_libs import _mlirTransformInterpreter as _transform_interpreter
+from torch_mlir._mlir_libs._mlirDialectsLLVM import translate_module_to_llvmir  # noqa: F401
 # Op builders for the lowerings that emit structured control flow (mlxc.lowerings).
 from torch_mlir.dialects import arith, scf, tensor  # noqa: F401
 
@@ -20,7 +24,15 @@ from torch_mlir.dialects import arith, scf, tensor  # noqa: F401
 # loaded; importing it here makes the pass available to every pipeline we parse.
 from torch_mlir._mlir_libs import _torchMlir  # noqa: F401
 
-translate_module_to_llvmir = _llvm_dialect.translate_module_to_llvmir
+
+def _apply_named_sequence(payload_root, transform_root, transform_module) -> None:
+    # Operations or modules, as the dialect package's wrapper accepts.
+    _transform_interpreter.apply_named_sequence(
+        payload_root.operation, transform_root.operation, transform_module.operation)
+
+
+transform_interpreter = types.SimpleNamespace(apply_named_sequence=_apply_named_sequence)
+
 
 _passes_registered = False
 _register_lock = threading.Lock()

@@ -20,8 +20,23 @@ def walk(op) -> list:
 
 
 def top_level_ops(module) -> Iterator:
-    for op in module.operation.regions[0].blocks[0].operations:
-        yield op.operation
+    """The ops directly in the module's body, as plain `ir.Operation`s.
+
+    Found by a walk that skips their regions rather than through `block.operations`,
+    which wraps each op in its dialect's op class and so imports that dialect's
+    Python package on first use (a tenth of a second or more for llvm or transform).
+    """
+    root = module.operation if hasattr(module, "operation") else module
+    ops: list = []
+
+    def visit(op):
+        if op == root:
+            return ir.WalkResult.ADVANCE
+        ops.append(op)
+        return ir.WalkResult.SKIP
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return iter(ops)
 
 
 def functions(module) -> list:

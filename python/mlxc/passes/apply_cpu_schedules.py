@@ -81,7 +81,7 @@ def _linalg_ops(module) -> list:
 
 
 def _apply(module, script, name: str) -> bool:
-    sequence = next(op for op in script.body.operations if irutil.sym_name(op) == name)
+    sequence = next(op for op in irutil.top_level_ops(script) if irutil.sym_name(op) == name)
 
     def swallow(diagnostic) -> bool:
         # A schedule the transforms reject leaves the op as it was: a slower but

@@ -22,7 +22,9 @@ def run(module, symbol: str = "mlxc_entry") -> None:
                                       "after the module is lowered to the LLVM dialect")
     if irutil.find_function(module, symbol) is not None:
         raise CompileError.at(func, f"mlxc-emit-entry-wrapper: the module already defines @{symbol}")
-    ftype = str(ir.TypeAttr(func.attributes["function_type"]).value)
+    # The attribute's text, not its value: an LLVM type object would import the llvm
+    # dialect's Python package (a tenth of a second) on the first compile.
+    ftype = str(func.attributes["function_type"])
     # `!llvm.func<void (ptr, ptr)>`: every parameter must be a bare buffer pointer.
     params = ftype[ftype.index("(") + 1: ftype.rindex(")")].strip()
     params = [p.strip() for p in params.split(",")] if params else []
@@ -41,7 +43,7 @@ def run(module, symbol: str = "mlxc_entry") -> None:
     lines.append("}")
     with module.context, func.location:
         helper = ir.Module.parse("\n".join(lines))
-        wrapper = list(helper.body.operations)[1]
+        wrapper = list(irutil.top_level_ops(helper))[1]
         wrapper.operation.move_after(func)
 
 

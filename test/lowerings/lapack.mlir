@@ -121,3 +121,21 @@ func.func @singular_values(%a: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3xf3
   %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 78 : ui8}} : (tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, tensor<i32>)
   return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<3x5xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, tensor<i32>
 }
+
+// -----
+
+// gesdd with vectors (mode 'S'): the rotations also accumulate in V; U is the Q of
+// a Householder QR of the normalised columns, written as LAPACK calls and lowered
+// at once, so no custom call is left.
+// CHECK-LABEL: func.func @svd
+// CHECK-NOT: custom_call
+// CHECK: %[[J:.*]]:2 = scf.for {{.*}} -> (tensor<5x3xf64>, tensor<3x3xf64>)
+// CHECK: stablehlo.divide
+// CHECK: scf.for {{.*}} -> (tensor<5x3xf64>, tensor<3xf64>)
+// CHECK: scf.for {{.*}} -> (tensor<5x3xf64>)
+// CHECK: stablehlo.transpose %{{.*}}, dims = [1, 0] : (tensor<3x3xf64>) -> tensor<3x3xf64>
+// CHECK: return
+func.func @svd(%a: tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<3xf64>, tensor<5x3xf64>, tensor<3x3xf64>, tensor<i32>) {
+  %0:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<5x3xf64>) -> (tensor<5x3xf64>, tensor<3xf64>, tensor<5x3xf64>, tensor<3x3xf64>, tensor<i32>)
+  return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<5x3xf64>, tensor<3xf64>, tensor<5x3xf64>, tensor<3x3xf64>, tensor<i32>
+}

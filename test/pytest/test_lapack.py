@@ -196,13 +196,36 @@ def test_unsupported_lapack_routine():
     assert f"<string>:{line}:" in str(err.value)
 
 
-def test_svd_vectors_are_refused_clearly():
-    a = np.eye(4, dtype=np.float32)
-    text, _, _ = export_program(jnp.linalg.svd, a)
-    with pytest.raises(mlxc.CompileError) as err:
-        mlxc.compile(text)
-    assert ("mlxc cannot lower custom_call @lapack_sgesdd_ffi with mode 'A': only singular values"
-            in str(err.value))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("full", [True, False], ids=["full", "reduced"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (1, 1), (12, 12), "rank1"], ids=str)
+def test_svd(shape, full, dtype):
+    # Singular vectors are unique up to sign (and to a basis where values repeat or
+    # vanish): compare the values with JAX, and check U S V^T = A and orthonormality.
+    if shape == "rank1":
+        a = np.outer(np.arange(1, 5), np.arange(1, 4)).astype(dtype)
+    else:
+        a = _random(np.random.default_rng(6), shape, dtype)
+    text, artifact, (u_jax, s_jax, vt_jax) = export_program(
+        lambda a: jnp.linalg.svd(a, full_matrices=full), a, x64=dtype == np.float64)
+    assert "@lapack_" in text and "gesdd" in text
+    u, s, vt = mlxc.compile(artifact)(a)
+    assert (u.shape, s.shape, vt.shape) == (u_jax.shape, s_jax.shape, vt_jax.shape)
+    eps, k = np.finfo(dtype).eps, min(a.shape[-2:])
+    tol = 20 * max(a.shape[-2:]) * eps
+    scale = max(np.abs(s_jax).max(), 1.0)
+    assert np.abs(s - s_jax).max() <= tol * scale
+    assert np.abs((u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :] - a).max() <= tol * scale
+    assert np.abs(np.swapaxes(u, -1, -2) @ u - np.eye(u.shape[-1])).max() <= tol
+    assert np.abs(vt @ np.swapaxes(vt, -1, -2) - np.eye(vt.shape[-2])).max() <= tol
+
+
+def test_pinv_and_lstsq():
+    rng = np.random.default_rng(7)
+    a, b = _random(rng, (7, 4), np.float64), _random(rng, (7, 2), np.float64)
+    for fn, args in ((jnp.linalg.pinv, (a,)), (lambda a, b: jnp.linalg.lstsq(a, b)[0], (a, b))):
+        text, _, expected = export_program(fn, *args, x64=True)
+        assert_matches(mlxc.compile(text)(*args), expected, 1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])

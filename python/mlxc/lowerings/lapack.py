@@ -4,7 +4,8 @@ On CPU, `jax.export` of jnp.linalg functions calls LAPACK through XLA's FFI:
 `lapack_spotrf_ffi` (Cholesky), `lapack_strsm_ffi` (triangular solve),
 `lapack_sgetrf_ffi` (LU with partial pivoting), `lapack_sgeqrf_ffi` and
 `lapack_sorgqr_ffi` (Householder QR and its Q), `lapack_ssyevd_ffi` (symmetric
-eigendecomposition), with s/d/c/z for f32/f64/c64/c128 (QR and eigh: real only).
+eigendecomposition), `lapack_sgesdd_ffi` (SVD), with s/d/c/z for f32/f64/c64/c128
+(QR, eigh and SVD: real only).
 Options come as `backend_config` characters (uplo = 'L', side = 'R', ...), as LAPACK
 takes them. The `operand_layouts`/`result_layouts` are column-major only because
 LAPACK is Fortran: XLA transposes the data on the way in and out, so the op's
@@ -38,7 +39,7 @@ def custom_call(op) -> None:
     rule = _ROUTINES.get(routine[1:]) if routine[:1] in _ELEM else None
     if rule is None:
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
-                                  "lowers: ?potrf, ?trsm, ?getrf; real ?geqrf, ?orgqr, ?syevd, ?gesdd without U and V)")
+                                  "lowers: ?potrf, ?trsm, ?getrf; real ?geqrf, ?orgqr, ?syevd, ?gesdd)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -133,6 +134,8 @@ def _replace(op, e: Emitter, arg_names) -> None:
             linalg_ops.triangular_solve(new)
         elif new.name == "stablehlo.sort":
             sort_rule(new)
+        elif new.name == "stablehlo.custom_call":
+            custom_call(new)
 
 
 def trsm(op, config: dict) -> None:
@@ -525,38 +528,41 @@ def syevd(op, config: dict) -> None:
 
 
 def gesdd(op, config: dict) -> None:
-    """Singular values only (mode 'N', `compute_uv=False`), by one-sided Jacobi: rotate
-    pairs of columns of A (of A^T when wide) until orthogonal; the singular values
-    are then the column norms, sorted descending. U and V^T (unused in this mode)
-    are zeros; the first result, which LAPACK leaves destroyed, is A."""
+    """SVD by one-sided Jacobi: rotate pairs of columns of W = A (A^T when A is wide)
+    until they are orthogonal, the same rotations accumulating in V; the singular
+    values are then the column norms, sorted descending. U is the Q of a Householder
+    QR of W's normalised columns (signs kept), which also completes it to a square
+    basis (mode 'A') and gives columns of zero singular values an orthonormal vector.
+    Mode 'N' leaves U and V^T zeros; the first result (destroyed by LAPACK) is A."""
     a_type = ir.RankedTensorType(op.operands[0].type)
     shape, elem = list(a_type.shape), str(a_type.element_type)
     _real_only(op, "SVD", elem)
-    mode = _option(op, config, "mode", "NSAO", "N")
-    if mode != "N":
-        target = ir.StringAttr(op.attributes["call_target_name"]).value
-        raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} with mode '{mode}': "
-                                  "only singular values (jnp.linalg.svd(..., compute_uv=False)) "
-                                  "are supported yet")
+    mode = _option(op, config, "mode", "NSA", "N")
     batch, rank = shape[:-2], len(shape)
     m, n = shape[-2], shape[-1]
+    wide = m < n
     e = Emitter(a=tensor_type(shape, elem))
+    swap = i64_array(list(range(rank - 2)) + [rank - 1, rank - 2])
     w = "%a"
-    if m < n:
-        swap = i64_array(list(range(rank - 2)) + [rank - 1, rank - 2])
+    if wide:
         w = e.op("stablehlo.transpose", [w], tensor_type(batch + [n, m], elem), f"permutation = {swap}")
         m, n = n, m
     x = _Matrix(e, batch + [m, n], elem)
+    v_t = x.type(n, n)
+    eye = e.op("stablehlo.convert", [x.cmp(x.iota(0, n, n), x.iota(1, n, n), "EQ")], v_t)
     sweeps = 10 if elem == "f32" else 16
-    one_t, col_t = x.type(1, 1), x.type(m, 1)
+    one_t, col_t, vcol_t = x.type(1, 1), x.type(m, 1), x.type(n, 1)
     e.line("%c0 = arith.constant 0 : index")
     e.line("%c1 = arith.constant 1 : index")
     e.line(f"%cn = arith.constant {n} : index")
     e.line(f"%csweeps = arith.constant {sweeps} : index")
-    e.line(f"%res = scf.for %sweep = %c0 to %csweeps step %c1 iter_args(%sa = {w}) -> ({x.t}) {{", sa=x.t)
-    e.line(f"%pres = scf.for %p = %c0 to %cn step %c1 iter_args(%pa = %sa) -> ({x.t}) {{", pa=x.t)
+    e.line(f"%res:2 = scf.for %sweep = %c0 to %csweeps step %c1 iter_args(%sa = {w}, %sv = {eye}) "
+           f"-> ({x.t}, {v_t}) {{", sa=x.t, sv=v_t)
+    e.line(f"%pres:2 = scf.for %p = %c0 to %cn step %c1 iter_args(%pa = %sa, %pv = %sv) -> ({x.t}, {v_t}) {{",
+           pa=x.t, pv=v_t)
     e.line("%p1 = arith.addi %p, %c1 : index")
-    e.line(f"%qres = scf.for %q = %p1 to %cn step %c1 iter_args(%qa = %pa) -> ({x.t}) {{", qa=x.t)
+    e.line(f"%qres:2 = scf.for %q = %p1 to %cn step %c1 iter_args(%qa = %pa, %qv = %pv) -> ({x.t}, {v_t}) {{",
+           qa=x.t, qv=v_t)
     e.line("%p64 = arith.index_cast %p : index to i64")
     e.line("%q64 = arith.index_cast %q : index to i64")
     e.line("%pi = tensor.from_elements %p64 : tensor<i64>", pi="tensor<i64>")
@@ -582,37 +588,114 @@ def gesdd(op, config: dict) -> None:
     skip = x.cmp(gamma, c("0.0"), "EQ")
     cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_t)
     sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_t)
-    cb, sb = x.full(cos, col_t), x.full(sin, col_t)
-    new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, u], col_t),
-                                        e.op("stablehlo.multiply", [sb, v], col_t)], col_t)
-    new_v = e.op("stablehlo.add", [e.op("stablehlo.multiply", [sb, u], col_t),
-                                   e.op("stablehlo.multiply", [cb, v], col_t)], col_t)
-    nxt = e.op("stablehlo.dynamic_update_slice", ["%qa", new_u, *x.lead, x.zero_i, "%pi"], x.t)
-    nxt = e.op("stablehlo.dynamic_update_slice", [nxt, new_v, *x.lead, x.zero_i, "%qi"], x.t)
-    e.line(f"scf.yield {nxt} : {x.t}")
+
+    def rotate(mat, mat_t, column_t, rows, columns=None):
+        # Columns p, q of M J: (c u - s w, s u + c w).
+        cu, cw = columns or (x.slice(mat, x.zero_i, "%pi", rows, 1), x.slice(mat, x.zero_i, "%qi", rows, 1))
+        cb, sb = x.full(cos, column_t), x.full(sin, column_t)
+        new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, cu], column_t),
+                                            e.op("stablehlo.multiply", [sb, cw], column_t)], column_t)
+        new_w = e.op("stablehlo.add", [e.op("stablehlo.multiply", [sb, cu], column_t),
+                                       e.op("stablehlo.multiply", [cb, cw], column_t)], column_t)
+        mat = e.op("stablehlo.dynamic_update_slice", [mat, new_u, *x.lead, x.zero_i, "%pi"], mat_t)
+        return e.op("stablehlo.dynamic_update_slice", [mat, new_w, *x.lead, x.zero_i, "%qi"], mat_t)
+
+    a_next = rotate("%qa", x.t, col_t, m, (u, v))
+    v_next = rotate("%qv", v_t, vcol_t, n) if mode != "N" else "%qv"
+    e.line(f"scf.yield {a_next}, {v_next} : {x.t}, {v_t}")
     e.line("}")
-    e.line(f"scf.yield %qres : {x.t}")
+    e.line(f"scf.yield %qres#0, %qres#1 : {x.t}, {v_t}")
     e.line("}")
-    e.line(f"scf.yield %pres : {x.t}")
+    e.line(f"scf.yield %pres#0, %pres#1 : {x.t}, {v_t}")
     e.line("}")
-    e.types["%res"] = x.t
+    e.types["%res#0"], e.types["%res#1"] = x.t, v_t
     s_t = tensor_type(batch + [n], elem)
     norms = e.op("stablehlo.sqrt", [e.op("stablehlo.reshape", [x.sum_rows(
-        e.op("stablehlo.multiply", ["%res", "%res"], x.t), m, n)], s_t)], s_t)
-    scalar = tensor_type([], elem)
-    values = e.fresh()
-    e.line(f'{values} = "stablehlo.sort"({norms}) ({{\n'
-           f"^bb0(%k0: {scalar}, %k1: {scalar}):\n"
-           f'  %gt = "stablehlo.compare"(%k0, %k1) {{comparison_direction = #stablehlo<comparison_direction GT>}}'
-           f" : ({scalar}, {scalar}) -> tensor<i1>\n"
-           f'  "stablehlo.return"(%gt) : (tensor<i1>) -> ()\n'
-           f"}}) {{dimension = {len(batch)} : i64, is_stable = true}} : ({s_t}) -> {s_t}")
-    e.types[values] = s_t
+        e.op("stablehlo.multiply", ["%res#0", "%res#0"], x.t), m, n)], s_t)], s_t)
+
+    def sort_desc(keys, operands):
+        # Stable, so equal keys give every operand the same permutation.
+        scalar = tensor_type([], elem)
+        args = ", ".join(f"%s{i}a: {scalar}, %s{i}b: {scalar}" for i in range(len(operands) + 1))
+        types = [e.types[keys]] + [e.types[o] for o in operands]
+        value = e.fresh()
+        e.line(f'{value}:{len(types)} = "stablehlo.sort"({", ".join([keys, *operands])}) ({{\n'
+               f"^bb0({args}):\n"
+               f'  %gt = "stablehlo.compare"(%s0a, %s0b) {{comparison_direction = #stablehlo<comparison_direction GT>}}'
+               f" : ({scalar}, {scalar}) -> tensor<i1>\n"
+               f'  "stablehlo.return"(%gt) : (tensor<i1>) -> ()\n'
+               f"}}) {{dimension = {len(e.types[keys][7:].split('x')) - 2} : i64, is_stable = true}} : "
+               f"({', '.join(types)}) -> ({', '.join(types)})")
+        for i, t in enumerate(types):
+            e.types[f"{value}#{i}"] = t
+        return [f"{value}#{i}" for i in range(len(types))]
+
+    values = sort_desc(norms, [])[0]
     results = [str(r.type) for r in op.results]
-    u_out, vt_out = e.constant("0.0", results[2]), e.constant("0.0", results[3])
+    if mode == "N":
+        u_out, vt_out = e.constant("0.0", results[2]), e.constant("0.0", results[3])
+    else:
+        by_col = lambda t: x.bcast(norms, t, list(range(rank - 2)) + [rank - 1])  # noqa: E731
+        _, w_sorted = sort_desc(by_col(x.t), ["%res#0"])
+        _, v_sorted = sort_desc(by_col(v_t), ["%res#1"])
+        sigma = x.bcast(values, x.t, list(range(rank - 2)) + [rank - 1])
+        zero = x.cmp(sigma, e.constant("0.0", x.t), "EQ")
+        unit = e.op("stablehlo.select", [zero, e.constant("0.0", x.t),
+                                         e.op("stablehlo.divide", [w_sorted, sigma], x.t)], x.t)
+        # Full when U (V^T when wide, which is U' transposed) is square.
+        full = (ir.RankedTensorType(op.results[3].type).shape[-2] == m if wide
+                else ir.RankedTensorType(op.results[2].type).shape[-1] == m)
+        u_cols = m if full else n
+        q = _orthonormal_basis(e, x, unit, u_cols)
+        if wide:  # A = V' S U'^T
+            u_out = v_sorted
+            vt_out = e.op("stablehlo.transpose", [q], results[3], f"permutation = {swap}")
+        else:
+            u_out = q
+            vt_out = e.op("stablehlo.transpose", [v_sorted], results[3], f"permutation = {swap}")
     info = e.constant("0", results[4])
     e.line(f"return %a, {values}, {u_out}, {vt_out}, {info} : {', '.join(results)}")
     _replace(op, e, ["a"])
+
+
+def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
+    """The first `cols` columns of Q in unit = Q R (Householder), each column j < n
+    times the sign of R[j, j]: `unit`'s orthonormal columns unchanged, and zero or
+    extra columns made orthonormal to them."""
+    m, n, elem = x.m, x.n, x.elem
+    geqrf_t = f"({x.t}) -> ({x.t}, {tensor_type(x.batch + [n], elem)})"
+    qr = e.fresh()
+    routine = "d" if elem == "f64" else "s"
+    e.line(f'{qr}:2 = "stablehlo.custom_call"({unit}) {{call_target_name = "lapack_{routine}geqrf_ffi"}} : {geqrf_t}')
+    e.types[f"{qr}#0"], e.types[f"{qr}#1"] = x.t, tensor_type(x.batch + [n], elem)
+    factors = f"{qr}#0"
+    if cols > n:
+        factors = e.op("stablehlo.pad", [factors, e.constant("0.0", tensor_type([], elem))], x.type(m, cols),
+                       f"edge_padding_low = {i64_array([0] * x.rank)}, "
+                       f"edge_padding_high = {i64_array([0] * (x.rank - 1) + [cols - n])}, "
+                       f"interior_padding = {i64_array([0] * x.rank)}")
+    elif cols < n:
+        raise ValueError("fewer columns than the factored matrix")
+    q_t = x.type(m, cols)
+    q = e.op("stablehlo.custom_call", [factors, f"{qr}#1"], q_t,
+             f'call_target_name = "lapack_{routine}orgqr_ffi"')
+    # sign(R[j, j]) for j < n (1 where R[j, j] is 0), 1 for the added columns.
+    r_diag = linalg_ops._diagonal(e, e.op("stablehlo.slice", [f"{qr}#0"], x.type(n, n),
+                                          f"start_indices = {i64_array([0] * x.rank)}, "
+                                          f"limit_indices = {i64_array(x.batch + [n, n])}, "
+                                          f"strides = {i64_array([1] * x.rank)}"),
+                                  x.cmp(x.iota(0, n, n), x.iota(1, n, n), "EQ"), x.batch + [n, n], elem)
+    d_t = tensor_type(x.batch + [n], elem)
+    signs = e.op("stablehlo.select", [x.cmp(r_diag, e.constant("0.0", d_t), "LT"),
+                                      e.constant("-1.0", d_t), e.constant("1.0", d_t)], d_t)
+    if cols > n:
+        signs = e.op("stablehlo.pad", [signs, e.constant("1.0", tensor_type([], elem))],
+                     tensor_type(x.batch + [cols], elem),
+                     f"edge_padding_low = {i64_array([0] * (x.rank - 1))}, "
+                     f"edge_padding_high = {i64_array([0] * (x.rank - 2) + [cols - n])}, "
+                     f"interior_padding = {i64_array([0] * (x.rank - 1))}")
+    signs = x.bcast(signs, q_t, list(range(x.rank - 2)) + [x.rank - 1])
+    return e.op("stablehlo.multiply", [q, signs], q_t)
 
 
 # ungqr and heevd are the complex names of orgqr and syevd (refused by the rules, by name).

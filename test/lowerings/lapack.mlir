@@ -75,7 +75,7 @@ func.func @other(%a: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-NOT: custom_call
 // CHECK: %[[QR:.*]]:2 = scf.for {{.*}} -> (tensor<5x3xf64>, tensor<3xf64>)
 // CHECK: stablehlo.sqrt
-// CHECK: stablehlo.sign
+// CHECK: stablehlo.compare LT
 // CHECK: scf.yield
 // CHECK: %[[Q:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<5x3xf64>)
 // CHECK: arith.subi

@@ -86,12 +86,16 @@ def test_matches_jax(name, form, dtype):
         np.testing.assert_array_equal(a, c)
 
 
-@pytest.mark.parametrize("name", ["cholesky_batched", "solve_batched", "inv", "slogdet", "lu"])
-def test_complex(name):
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["c64", "c128"])
+@pytest.mark.parametrize("name", ["cholesky_batched", "solve_batched", "inv", "slogdet", "lu",
+                                  "solve_triangular_upper_trans_unit", "qr", "qr_batched_tall",
+                                  "qr_wide", "qr_complete"])
+def test_complex(name, dtype):
     fn, make = CASES[name]
-    args = make(np.random.default_rng(1), np.complex64)
-    text, _, expected = export_program(fn, *args)
-    assert_matches(mlxc.compile(text)(*args), expected, RTOL[np.complex64])
+    args = make(np.random.default_rng(1), dtype)
+    text, artifact, expected = export_program(fn, *args, x64=dtype == np.complex128)
+    assert "@lapack_" in text
+    assert_matches(mlxc.compile(artifact)(*args), expected, RTOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
@@ -115,13 +119,13 @@ def test_eigh(shape, form, dtype):
     assert (np.diff(w, axis=-1) >= 0).all()
 
 
-def test_complex_qr_is_refused_clearly():
+def test_complex_eigh_is_refused_clearly():
     a = _random(np.random.default_rng(4), (3, 3), np.complex64)
-    text, _, _ = export_program(jnp.linalg.qr, a)
+    text, _, _ = export_program(jnp.linalg.eigh, a)
     with pytest.raises(mlxc.CompileError) as err:
         mlxc.compile(text)
-    # The last call (cungqr) is the first one lowered.
-    assert "mlxc cannot lower custom_call @lapack_cungqr_ffi: complex QR is not supported yet" in str(err.value)
+    assert ("mlxc cannot lower custom_call @lapack_cheevd_ffi: complex eigendecomposition is not "
+            "supported yet" in str(err.value))
 
 
 def test_cholesky_not_positive_definite():

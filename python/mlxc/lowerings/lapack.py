@@ -5,7 +5,7 @@ On CPU, `jax.export` of jnp.linalg functions calls LAPACK through XLA's FFI:
 `lapack_sgetrf_ffi` (LU with partial pivoting), `lapack_sgeqrf_ffi` and
 `lapack_sorgqr_ffi` (Householder QR and its Q), `lapack_ssyevd_ffi` (symmetric
 eigendecomposition), `lapack_sgesdd_ffi` (SVD), with s/d/c/z for f32/f64/c64/c128
-(QR, eigh and SVD: real only).
+(eigh and SVD: real only).
 Options come as `backend_config` characters (uplo = 'L', side = 'R', ...), as LAPACK
 takes them. The `operand_layouts`/`result_layouts` are column-major only because
 LAPACK is Fortran: XLA transposes the data on the way in and out, so the op's
@@ -39,7 +39,7 @@ def custom_call(op) -> None:
     rule = _ROUTINES.get(routine[1:]) if routine[:1] in _ELEM else None
     if rule is None:
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
-                                  "lowers: ?potrf, ?trsm, ?getrf; real ?geqrf, ?orgqr, ?syevd, ?gesdd)")
+                                  "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr; real ?syevd, ?gesdd)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -304,11 +304,12 @@ class _Matrix:
     def scalar_at(self, i: str, rows: int, cols: int) -> str:
         return self.bcast(i, self.type(rows, cols, "i64"), [])
 
-    def sum_rows(self, x: str, rows: int, cols: int) -> str:
+    def sum_rows(self, x: str, rows: int, cols: int, elem: str | None = None) -> str:
         """Sum over the row dimension, keeping it (size 1)."""
-        total = _reduce(self.e, x, [self.rank - 2], tensor_type(self.batch + [cols], self.elem),
-                        self.elem, "stablehlo.add", "0.0")
-        return self.e.op("stablehlo.reshape", [total], self.type(1, cols))
+        elem = elem or self.elem
+        total = _reduce(self.e, x, [self.rank - 2], tensor_type(self.batch + [cols], elem),
+                        elem, "stablehlo.add", "(0.0, 0.0)" if "complex" in elem else "0.0")
+        return self.e.op("stablehlo.reshape", [total], self.type(1, cols, elem))
 
     def slice(self, x: str, row: str, col: str, rows: int, cols: int) -> str:
         return self.e.op("stablehlo.dynamic_slice", [x, *self.lead, row, col], self.type(rows, cols),
@@ -343,52 +344,75 @@ def _real_only(op, routine: str, elem: str) -> None:
 
 def geqrf(op, config: dict) -> None:
     """Householder QR, as LAPACK's geqr2: R on and above the diagonal, each reflector's
-    vector v (v[k] = 1 implied) below it, and tau, with H_k = I - tau_k v v^T."""
+    vector v (v[k] = 1 implied) below it, and tau, with H_k = I - tau_k v v^H; A is
+    reduced by H_k^H (the same as H_k when real)."""
     a_type = ir.RankedTensorType(op.operands[0].type)
     shape, elem = list(a_type.shape), str(a_type.element_type)
-    _real_only(op, "QR", elem)
+    part = _real_type(elem)
+    cplx = part != elem
     e = Emitter(a=tensor_type(shape, elem))
     x = _Matrix(e, shape, elem)
     m, n, steps = x.m, x.n, min(x.m, x.n)
     tau_t = tensor_type(x.batch + [steps], elem)
-    one_t = x.type(1, 1)
-    col_t = x.type(m, 1)
+    one_t, one_r = x.type(1, 1), x.type(1, 1, part)
+    col_t, col_r = x.type(m, 1), x.type(m, 1, part)
+    zero_c = "(0.0, 0.0)" if cplx else "0.0"
+    one_c = "(1.0, 0.0)" if cplx else "1.0"
     rows = x.iota(0, m, 1)
     all_cols = x.iota(1, m, n)
-    _loop_header(e, steps, [("acc", "%a", x.t), ("taus", e.constant("0.0", tau_t), tau_t)])
+    _loop_header(e, steps, [("acc", "%a", x.t), ("taus", e.constant(zero_c, tau_t), tau_t)])
     k_col = x.scalar_at("%ki", m, 1)
     below = x.cmp(rows, k_col, "GT")
     at = x.cmp(rows, k_col, "EQ")
     column = x.slice("%acc", x.zero_i, "%ki", m, 1)
-    zeros = e.constant("0.0", col_t)
+    zeros = e.constant(zero_c, col_t)
     tail = e.op("stablehlo.select", [below, column, zeros], col_t)
     alpha = x.slice("%acc", "%ki", "%ki", 1, 1)
-    sq = x.sum_rows(e.op("stablehlo.multiply", [tail, tail], col_t), m, 1)
-    norm = e.op("stablehlo.sqrt", [e.op("stablehlo.add", [e.op("stablehlo.multiply", [alpha, alpha], one_t), sq],
-                                         one_t)], one_t)
-    # beta = -sign(alpha) * ||(alpha, x)||; no reflection (tau = 0) when x is zero.
-    beta = e.op("stablehlo.negate", [e.op("stablehlo.sign", [alpha], one_t)], one_t)
-    beta = e.op("stablehlo.select", [x.cmp(alpha, e.constant("0.0", one_t), "EQ"),
-                                     e.constant("-1.0", one_t), beta], one_t)
-    beta = e.op("stablehlo.multiply", [beta, norm], one_t)
-    identity = x.cmp(sq, e.constant("0.0", one_t), "EQ")
-    beta = e.op("stablehlo.select", [identity, alpha, beta], one_t)
-    tau = e.op("stablehlo.select", [identity, e.constant("0.0", one_t),
-                                    e.op("stablehlo.divide", [e.op("stablehlo.subtract", [beta, alpha], one_t), beta],
-                                         one_t)], one_t)
-    denom = e.op("stablehlo.select", [identity, e.constant("1.0", one_t),
-                                      e.op("stablehlo.subtract", [alpha, beta], one_t)], one_t)
+
+    def r(name, *args, t=one_r):
+        return e.op(f"stablehlo.{name}", list(args), t)
+
+    if cplx:
+        sq_parts = r("add", r("multiply", r("real", tail, t=col_r), r("real", tail, t=col_r), t=col_r),
+                     r("multiply", r("imag", tail, t=col_r), r("imag", tail, t=col_r), t=col_r), t=col_r)
+        alphr, alphi = r("real", alpha), r("imag", alpha)
+    else:
+        sq_parts, alphr, alphi = r("multiply", tail, tail, t=col_r), alpha, None
+    sq = x.sum_rows(sq_parts, m, 1, part)
+    norm2 = r("add", r("multiply", alphr, alphr), sq)
+    if cplx:
+        norm2 = r("add", norm2, r("multiply", alphi, alphi))
+    norm = r("sqrt", norm2)
+    # beta = -sign(Re alpha) * ||(alpha, x)||; no reflection (tau = 0) when x is zero
+    # (and alpha real).
+    beta = e.op("stablehlo.select", [x.cmp(alphr, e.constant("0.0", one_r), "LT"), norm, r("negate", norm)], one_r)
+    identity = x.cmp(sq, e.constant("0.0", one_r), "EQ")
+    if cplx:
+        identity = e.op("stablehlo.and", [identity, x.cmp(alphi, e.constant("0.0", one_r), "EQ")],
+                        x.type(1, 1, "i1"))
+    beta = e.op("stablehlo.select", [identity, alphr, beta], one_r)
+    tau = r("divide", r("subtract", beta, alphr), beta)
+    if cplx:
+        tau = e.op("stablehlo.complex", [tau, r("divide", r("negate", alphi), beta)], one_t)
+        beta_c = e.op("stablehlo.complex", [beta, e.constant("0.0", one_r)], one_t)
+    else:
+        beta_c = beta
+    tau = e.op("stablehlo.select", [identity, e.constant(zero_c, one_t), tau], one_t)
+    denom = e.op("stablehlo.select", [identity, e.constant(one_c, one_t),
+                                      e.op("stablehlo.subtract", [alpha, beta_c], one_t)], one_t)
     v = e.op("stablehlo.select", [below, e.op("stablehlo.divide", [tail, x.full(denom, col_t)], col_t),
-                                  e.op("stablehlo.select", [at, e.constant("1.0", col_t), zeros], col_t)], col_t)
-    # The trailing columns: A <- A - tau v (v^T A).
-    w = x.sum_rows(e.op("stablehlo.multiply", [x.full(v, x.t), "%acc"], x.t), m, n)
-    update = e.op("stablehlo.multiply", [x.full(tau, x.t), e.op("stablehlo.multiply", [x.full(v, x.t), x.full(w, x.t)], x.t)], x.t)
+                                  e.op("stablehlo.select", [at, e.constant(one_c, col_t), zeros], col_t)], col_t)
+    # The trailing columns: A <- A - conj(tau) v (v^H A).
+    w = x.sum_rows(e.op("stablehlo.multiply", [x.full(_conj(e, v, col_t), x.t), "%acc"], x.t), m, n)
+    update = e.op("stablehlo.multiply", [x.full(_conj(e, tau, one_t), x.t),
+                                         e.op("stablehlo.multiply", [x.full(v, x.t), x.full(w, x.t)], x.t)], x.t)
     k_all = x.scalar_at("%ki", m, n)
     right = x.cmp(all_cols, k_all, "GT")
     applied = e.op("stablehlo.select", [right, e.op("stablehlo.subtract", ["%acc", update], x.t), "%acc"], x.t)
-    # Column k: beta on the diagonal, v below it.
+    # Column k: beta on the diagonal (alpha when there is no reflection), v below it.
+    beta_c = e.op("stablehlo.select", [identity, alpha, beta_c], one_t)
     on_col = x.cmp(all_cols, k_all, "EQ")
-    stored = e.op("stablehlo.select", [below, v, e.op("stablehlo.select", [at, x.full(beta, col_t), column], col_t)], col_t)
+    stored = e.op("stablehlo.select", [below, v, e.op("stablehlo.select", [at, x.full(beta_c, col_t), column], col_t)], col_t)
     nxt = e.op("stablehlo.select", [on_col, x.full(stored, x.t), applied], x.t)
     taus = e.op("stablehlo.dynamic_update_slice", ["%taus", e.op("stablehlo.reshape", [tau], tensor_type(x.batch + [1], elem)),
                                                    *x.lead, "%ki"], tau_t)
@@ -398,29 +422,41 @@ def geqrf(op, config: dict) -> None:
     _replace(op, e, ["a"])
 
 
+def _conj(e: Emitter, value: str, t: str) -> str:
+    if "complex" not in t:
+        return value
+    part_t = t.replace("complex<", "").replace(">>", ">")
+    re = e.op("stablehlo.real", [value], part_t)
+    im = e.op("stablehlo.negate", [e.op("stablehlo.imag", [value], part_t)], part_t)
+    return e.op("stablehlo.complex", [re, im], t)
+
+
 def orgqr(op, config: dict) -> None:
     """Q = H_0 H_1 ... H_(k-1), its first n columns (n the columns of the operand), as
-    LAPACK's org2r: the reflectors applied to the identity, last one first."""
+    LAPACK's org2r/ung2r: the reflectors applied to the identity, last one first:
+    Q <- Q - tau v (v^H Q)."""
     a_type = ir.RankedTensorType(op.operands[0].type)
     shape, elem = list(a_type.shape), str(a_type.element_type)
-    _real_only(op, "QR", elem)
+    cplx = elem.startswith("complex")
+    one_c, zero_c = ("(1.0, 0.0)", "(0.0, 0.0)") if cplx else ("1.0", "0.0")
     steps = ir.RankedTensorType(op.operands[1].type).shape[-1]
     e = Emitter(a=tensor_type(shape, elem), tau=tensor_type(shape[:-2] + [steps], elem))
     x = _Matrix(e, shape, elem)
     m, n = x.m, x.n
     col_t = x.type(m, 1)
     rows = x.iota(0, m, 1)
-    eye = e.op("stablehlo.convert", [x.cmp(x.iota(0, m, n), x.iota(1, m, n), "EQ")], x.t)
+    eye = e.op("stablehlo.select", [x.cmp(x.iota(0, m, n), x.iota(1, m, n), "EQ"), e.constant(one_c, x.t),
+                                    e.constant(zero_c, x.t)], x.t)
     _loop_header(e, steps, [("q", eye, x.t)], down=True)
     k_col = x.scalar_at("%ki", m, 1)
     column = x.slice("%a", x.zero_i, "%ki", m, 1)
     v = e.op("stablehlo.select", [x.cmp(rows, k_col, "GT"), column,
-                                  e.op("stablehlo.select", [x.cmp(rows, k_col, "EQ"), e.constant("1.0", col_t),
-                                                            e.constant("0.0", col_t)], col_t)], col_t)
+                                  e.op("stablehlo.select", [x.cmp(rows, k_col, "EQ"), e.constant(one_c, col_t),
+                                                            e.constant(zero_c, col_t)], col_t)], col_t)
     tau = e.op("stablehlo.dynamic_slice", ["%tau", *x.lead, "%ki"], tensor_type(x.batch + [1], elem),
                f"slice_sizes = {i64_array(x.batch + [1])}")
     tau = e.op("stablehlo.reshape", [tau], x.type(1, 1))
-    w = x.sum_rows(e.op("stablehlo.multiply", [x.full(v, x.t), "%q"], x.t), m, n)
+    w = x.sum_rows(e.op("stablehlo.multiply", [x.full(_conj(e, v, col_t), x.t), "%q"], x.t), m, n)
     update = e.op("stablehlo.multiply", [x.full(tau, x.t), e.op("stablehlo.multiply", [x.full(v, x.t), x.full(w, x.t)], x.t)], x.t)
     nxt = e.op("stablehlo.subtract", ["%q", update], x.t)
     e.line(f"scf.yield {nxt} : {x.t}")
@@ -698,7 +734,7 @@ def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
     return e.op("stablehlo.multiply", [q, signs], q_t)
 
 
-# ungqr and heevd are the complex names of orgqr and syevd (refused by the rules, by name).
+# ungqr and heevd are the complex names of orgqr and syevd (heevd refused by its rule).
 _ROUTINES = {"potrf": potrf, "trsm": trsm, "getrf": getrf, "geqrf": geqrf, "orgqr": orgqr,
              "ungqr": orgqr, "syevd": syevd, "heevd": syevd, "gesdd": gesdd}
 

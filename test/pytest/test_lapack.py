@@ -98,34 +98,36 @@ def test_complex(name, dtype):
     assert_matches(mlxc.compile(artifact)(*args), expected, RTOL[dtype])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128],
+                         ids=["f32", "f64", "c64", "c128"])
 @pytest.mark.parametrize("form", ["text", "artifact"])
 @pytest.mark.parametrize("shape", [(5, 5), (2, 3, 6, 6), (1, 1), (16, 16)], ids=str)
 def test_eigh(shape, form, dtype):
     # Eigenvectors are unique up to sign only (LAPACK's and Jacobi's signs differ):
     # compare eigenvalues with JAX, and check the vectors by A V = V diag(w), V^T V = I.
     a = _random(np.random.default_rng(3), shape, dtype)
-    text, artifact, (w_jax, _) = export_program(jnp.linalg.eigh, a, x64=dtype == np.float64)
-    assert "@lapack_" in text and "syevd" in text
+    x64 = dtype in (np.float64, np.complex128)
+    text, artifact, (w_jax, _) = export_program(jnp.linalg.eigh, a, x64=x64)
+    assert "@lapack_" in text and ("syevd" in text or "heevd" in text)
     w, v = mlxc.compile(text if form == "text" else artifact)(a)
-    assert w.dtype == dtype and v.shape == shape
+    assert w.dtype == w_jax.dtype and v.dtype == dtype and v.shape == shape
     eps = np.finfo(dtype).eps
     n = shape[-1]
-    sym = (a + np.swapaxes(a, -1, -2)) / 2
+    adjoint = lambda m: np.conj(np.swapaxes(m, -1, -2))  # noqa: E731
+    sym = (a + adjoint(a)) / 2
     scale = max(np.abs(w_jax).max(), 1.0)
     assert np.abs(w - w_jax).max() <= 20 * n * eps * scale
     assert np.abs(sym @ v - v * w[..., None, :]).max() <= 20 * n * eps * scale
-    assert np.abs(np.swapaxes(v, -1, -2) @ v - np.eye(n)).max() <= 20 * n * eps
+    assert np.abs(adjoint(v) @ v - np.eye(n)).max() <= 20 * n * eps
     assert (np.diff(w, axis=-1) >= 0).all()
 
 
-def test_complex_eigh_is_refused_clearly():
+def test_complex_svd_is_refused_clearly():
     a = _random(np.random.default_rng(4), (3, 3), np.complex64)
-    text, _, _ = export_program(jnp.linalg.eigh, a)
+    text, _, _ = export_program(lambda a: jnp.linalg.svd(a, compute_uv=False), a)
     with pytest.raises(mlxc.CompileError) as err:
         mlxc.compile(text)
-    assert ("mlxc cannot lower custom_call @lapack_cheevd_ffi: complex eigendecomposition is not "
-            "supported yet" in str(err.value))
+    assert "mlxc cannot lower custom_call @lapack_cgesdd_ffi: complex SVD is not supported yet" in str(err.value)
 
 
 def test_cholesky_not_positive_definite():

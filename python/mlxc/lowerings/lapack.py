@@ -5,7 +5,7 @@ On CPU, `jax.export` of jnp.linalg functions calls LAPACK through XLA's FFI:
 `lapack_sgetrf_ffi` (LU with partial pivoting), `lapack_sgeqrf_ffi` and
 `lapack_sorgqr_ffi` (Householder QR and its Q), `lapack_ssyevd_ffi` (symmetric
 eigendecomposition), `lapack_sgesdd_ffi` (SVD), with s/d/c/z for f32/f64/c64/c128
-(eigh and SVD: real only).
+(SVD: real only).
 Options come as `backend_config` characters (uplo = 'L', side = 'R', ...), as LAPACK
 takes them. The `operand_layouts`/`result_layouts` are column-major only because
 LAPACK is Fortran: XLA transposes the data on the way in and out, so the op's
@@ -39,7 +39,7 @@ def custom_call(op) -> None:
     rule = _ROUTINES.get(routine[1:]) if routine[:1] in _ELEM else None
     if rule is None:
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
-                                  "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr; real ?syevd, ?gesdd)")
+                                  "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr, ?syevd/?heevd; real ?gesdd)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -466,12 +466,14 @@ def orgqr(op, config: dict) -> None:
 
 
 def syevd(op, config: dict) -> None:
-    """Symmetric eigendecomposition: eigenvectors (columns), eigenvalues ascending, and
-    info = 0. Cyclic Jacobi rotations, a fixed number of sweeps (convergence is
-    quadratic), over the matrix the `uplo` triangle describes; then a sort."""
+    """Symmetric (Hermitian) eigendecomposition: eigenvectors (columns), eigenvalues
+    ascending, and info = 0. Cyclic Jacobi rotations, a fixed number of sweeps
+    (convergence is quadratic), over the matrix the `uplo` triangle describes; then a
+    sort. Complex: each rotation first turns A[p, q] real by a phase on column q."""
     a_type = ir.RankedTensorType(op.operands[0].type)
     shape, elem = list(a_type.shape), str(a_type.element_type)
-    _real_only(op, "eigendecomposition", elem)
+    part = _real_type(elem)
+    cplx = part != elem
     lower = _option(op, config, "uplo", "LU", "L") == "L"
     _option(op, config, "mode", "VN", "V")
     e = Emitter(a=tensor_type(shape, elem))
@@ -479,11 +481,13 @@ def syevd(op, config: dict) -> None:
     n, rank, batch = x.n, x.rank, x.batch
     sweeps = 10 if elem == "f32" else 16
     one_t, col_t, row_t = x.type(1, 1), x.type(n, 1), x.type(1, n)
+    one_r = x.type(1, 1, part)
     swap = i64_array(list(range(rank - 2)) + [rank - 1, rank - 2])
     rows, cols = x.iota(0, n, n), x.iota(1, n, n)
-    mirrored = e.op("stablehlo.transpose", ["%a"], x.t, f"permutation = {swap}")
+    mirrored = _conj(e, e.op("stablehlo.transpose", ["%a"], x.t, f"permutation = {swap}"), x.t)
     a = e.op("stablehlo.select", [x.cmp(rows, cols, "GE" if lower else "LE"), "%a", mirrored], x.t)
-    eye = e.op("stablehlo.convert", [x.cmp(rows, cols, "EQ")], x.t)
+    one_c, zero_c = ("(1.0, 0.0)", "(0.0, 0.0)") if cplx else ("1.0", "0.0")
+    eye = e.op("stablehlo.select", [x.cmp(rows, cols, "EQ"), e.constant(one_c, x.t), e.constant(zero_c, x.t)], x.t)
     e.line("%c0 = arith.constant 0 : index")
     e.line("%c1 = arith.constant 1 : index")
     e.line(f"%cn = arith.constant {n} : index")
@@ -504,20 +508,31 @@ def syevd(op, config: dict) -> None:
     apq = x.slice("%qa", "%pi", "%qi", 1, 1)
 
     def c(value):
-        return e.constant(value, one_t)
+        return e.constant(value, one_r)
 
     def f(name, *args):
-        return e.op(f"stablehlo.{name}", list(args), one_t)
+        return e.op(f"stablehlo.{name}", list(args), one_r)
 
+    phase = None
+    if cplx:
+        app, aqq = f("real", app), f("real", aqq)
+        size = f("abs", apq)
+        nonzero = x.cmp(size, c("0.0"), "NE")
+        as_c = lambda r: e.op("stablehlo.complex", [r, c("0.0")], one_t)  # noqa: E731
+        phase = e.op("stablehlo.select", [nonzero, e.op("stablehlo.divide", [apq, as_c(size)], one_t),
+                                          e.constant(one_c, one_t)], one_t)
+        apq = size
     # The rotation that zeroes A[p, q] (Golub & Van Loan, sym.schur2).
     tau = f("divide", f("subtract", aqq, app), f("multiply", c("2.0"), apq))
-    sign = e.op("stablehlo.select", [x.cmp(tau, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_t)
+    sign = e.op("stablehlo.select", [x.cmp(tau, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_r)
     t = f("divide", sign, f("add", f("abs", tau), f("sqrt", f("add", c("1.0"), f("multiply", tau, tau)))))
     cos = f("rsqrt", f("add", c("1.0"), f("multiply", t, t)))
     sin = f("multiply", t, cos)
     skip = x.cmp(apq, c("0.0"), "EQ")
-    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_t)
-    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_t)
+    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_r)
+    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_r)
+    if cplx:
+        cos, sin = as_c(cos), as_c(sin)
 
     def rotate(m, along_rows):
         # Columns p, q of M J (or rows p, q of J^T M): (c u - s w, s u + c w).
@@ -525,6 +540,9 @@ def syevd(op, config: dict) -> None:
         where = (lambda i: (i, x.zero_i)) if along_rows else (lambda i: (x.zero_i, i))
         u = x.slice(m, *where("%pi"), *size)
         w = x.slice(m, *where("%qi"), *size)
+        if phase is not None:  # column q times conj(phase); row q times phase
+            turn = phase if along_rows else _conj(e, phase, one_t)
+            w = e.op("stablehlo.multiply", [x.full(turn, shape_t), w], shape_t)
         cb, sb = x.full(cos, shape_t), x.full(sin, shape_t)
         new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, u], shape_t),
                                             e.op("stablehlo.multiply", [sb, w], shape_t)], shape_t)
@@ -546,18 +564,23 @@ def syevd(op, config: dict) -> None:
     # Eigenvalues ascending, the vectors' columns in the same order: sort the columns
     # of V together with the eigenvalues broadcast down the rows.
     diag = linalg_ops._diagonal(e, "%res#0", x.cmp(rows, cols, "EQ"), shape, elem)
-    keys = x.bcast(diag, x.t, list(range(rank - 2)) + [rank - 1])
-    scalar = tensor_type([], elem)
+    w_t, keys_t = tensor_type(batch + [n], part), x.type(n, n, part)
+    if cplx:  # a Hermitian matrix's diagonal is real; the imaginary parts are rounding
+        diag = e.op("stablehlo.real", [diag], w_t)
+    keys = x.bcast(diag, keys_t, list(range(rank - 2)) + [rank - 1])
+    scalar, key = tensor_type([], elem), tensor_type([], part)
     sorted_ = e.fresh()
     e.line(f'{sorted_}:2 = "stablehlo.sort"({keys}, %res#1) ({{\n'
-           f"^bb0(%k0: {scalar}, %k1: {scalar}, %w0: {scalar}, %w1: {scalar}):\n"
+           f"^bb0(%k0: {key}, %k1: {key}, %w0: {scalar}, %w1: {scalar}):\n"
            f'  %lt = "stablehlo.compare"(%k0, %k1) {{comparison_direction = #stablehlo<comparison_direction LT>}}'
-           f" : ({scalar}, {scalar}) -> tensor<i1>\n"
+           f" : ({key}, {key}) -> tensor<i1>\n"
            f'  "stablehlo.return"(%lt) : (tensor<i1>) -> ()\n'
-           f"}}) {{dimension = {rank - 1} : i64, is_stable = true}} : ({x.t}, {x.t}) -> ({x.t}, {x.t})")
-    e.types[f"{sorted_}#0"] = e.types[f"{sorted_}#1"] = x.t
-    w_t = tensor_type(batch + [n], elem)
-    values = e.op("stablehlo.reshape", [x.slice(f"{sorted_}#0", x.zero_i, x.zero_i, 1, n)], w_t)
+           f"}}) {{dimension = {rank - 1} : i64, is_stable = true}} : ({keys_t}, {x.t}) -> ({keys_t}, {x.t})")
+    e.types[f"{sorted_}#0"], e.types[f"{sorted_}#1"] = keys_t, x.t
+    first_row = e.op("stablehlo.slice", [f"{sorted_}#0"], x.type(1, n, part),
+                     f"start_indices = {i64_array([0] * rank)}, limit_indices = {i64_array(batch + [1, n])}, "
+                     f"strides = {i64_array([1] * rank)}")
+    values = e.op("stablehlo.reshape", [first_row], w_t)
     info_t = tensor_type(batch, "i32")
     e.line(f"return {sorted_}#1, {values}, {e.constant('0', info_t)} : {x.t}, {w_t}, {info_t}")
     _replace(op, e, ["a"])
@@ -734,7 +757,7 @@ def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
     return e.op("stablehlo.multiply", [q, signs], q_t)
 
 
-# ungqr and heevd are the complex names of orgqr and syevd (heevd refused by its rule).
+# ungqr and heevd are the complex names of orgqr and syevd.
 _ROUTINES = {"potrf": potrf, "trsm": trsm, "getrf": getrf, "geqrf": geqrf, "orgqr": orgqr,
              "ungqr": orgqr, "syevd": syevd, "heevd": syevd, "gesdd": gesdd}
 

@@ -122,14 +122,6 @@ def test_eigh(shape, form, dtype):
     assert (np.diff(w, axis=-1) >= 0).all()
 
 
-def test_complex_svd_is_refused_clearly():
-    a = _random(np.random.default_rng(4), (3, 3), np.complex64)
-    text, _, _ = export_program(lambda a: jnp.linalg.svd(a, compute_uv=False), a)
-    with pytest.raises(mlxc.CompileError) as err:
-        mlxc.compile(text)
-    assert "mlxc cannot lower custom_call @lapack_cgesdd_ffi: complex SVD is not supported yet" in str(err.value)
-
-
 def test_cholesky_not_positive_definite():
     # potrf's info is non-zero for the second matrix: JAX turns that factor into NaN.
     a = np.stack([np.eye(4), np.diag([1.0, 2.0, -1.0, 4.0])]).astype(np.float32)
@@ -202,7 +194,8 @@ def test_unsupported_lapack_routine():
     assert f"<string>:{line}:" in str(err.value)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128],
+                         ids=["f32", "f64", "c64", "c128"])
 @pytest.mark.parametrize("full", [True, False], ids=["full", "reduced"])
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (1, 1), (12, 12), "rank1"], ids=str)
 def test_svd(shape, full, dtype):
@@ -213,17 +206,19 @@ def test_svd(shape, full, dtype):
     else:
         a = _random(np.random.default_rng(6), shape, dtype)
     text, artifact, (u_jax, s_jax, vt_jax) = export_program(
-        lambda a: jnp.linalg.svd(a, full_matrices=full), a, x64=dtype == np.float64)
+        lambda a: jnp.linalg.svd(a, full_matrices=full), a, x64=dtype in (np.float64, np.complex128))
     assert "@lapack_" in text and "gesdd" in text
     u, s, vt = mlxc.compile(artifact)(a)
     assert (u.shape, s.shape, vt.shape) == (u_jax.shape, s_jax.shape, vt_jax.shape)
+    assert (u.dtype, s.dtype, vt.dtype) == (u_jax.dtype, s_jax.dtype, vt_jax.dtype)
     eps, k = np.finfo(dtype).eps, min(a.shape[-2:])
     tol = 20 * max(a.shape[-2:]) * eps
     scale = max(np.abs(s_jax).max(), 1.0)
     assert np.abs(s - s_jax).max() <= tol * scale
     assert np.abs((u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :] - a).max() <= tol * scale
-    assert np.abs(np.swapaxes(u, -1, -2) @ u - np.eye(u.shape[-1])).max() <= tol
-    assert np.abs(vt @ np.swapaxes(vt, -1, -2) - np.eye(vt.shape[-2])).max() <= tol
+    adjoint = lambda m: np.conj(np.swapaxes(m, -1, -2))  # noqa: E731
+    assert np.abs(adjoint(u) @ u - np.eye(u.shape[-1])).max() <= tol
+    assert np.abs(vt @ adjoint(vt) - np.eye(vt.shape[-2])).max() <= tol
 
 
 def test_pinv_and_lstsq():

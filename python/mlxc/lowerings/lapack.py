@@ -4,8 +4,7 @@ On CPU, `jax.export` of jnp.linalg functions calls LAPACK through XLA's FFI:
 `lapack_spotrf_ffi` (Cholesky), `lapack_strsm_ffi` (triangular solve),
 `lapack_sgetrf_ffi` (LU with partial pivoting), `lapack_sgeqrf_ffi` and
 `lapack_sorgqr_ffi` (Householder QR and its Q), `lapack_ssyevd_ffi` (symmetric
-eigendecomposition), `lapack_sgesdd_ffi` (SVD), with s/d/c/z for f32/f64/c64/c128
-(SVD: real only).
+eigendecomposition), `lapack_sgesdd_ffi` (SVD), with s/d/c/z for f32/f64/c64/c128.
 Options come as `backend_config` characters (uplo = 'L', side = 'R', ...), as LAPACK
 takes them. The `operand_layouts`/`result_layouts` are column-major only because
 LAPACK is Fortran: XLA transposes the data on the way in and out, so the op's
@@ -39,7 +38,7 @@ def custom_call(op) -> None:
     rule = _ROUTINES.get(routine[1:]) if routine[:1] in _ELEM else None
     if rule is None:
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
-                                  "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr, ?syevd/?heevd; real ?gesdd)")
+                                  "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr, ?syevd/?heevd, ?gesdd)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -595,7 +594,8 @@ def gesdd(op, config: dict) -> None:
     Mode 'N' leaves U and V^T zeros; the first result (destroyed by LAPACK) is A."""
     a_type = ir.RankedTensorType(op.operands[0].type)
     shape, elem = list(a_type.shape), str(a_type.element_type)
-    _real_only(op, "SVD", elem)
+    part = _real_type(elem)
+    cplx = part != elem
     mode = _option(op, config, "mode", "NSA", "N")
     batch, rank = shape[:-2], len(shape)
     m, n = shape[-2], shape[-1]
@@ -604,13 +604,17 @@ def gesdd(op, config: dict) -> None:
     swap = i64_array(list(range(rank - 2)) + [rank - 1, rank - 2])
     w = "%a"
     if wide:
-        w = e.op("stablehlo.transpose", [w], tensor_type(batch + [n, m], elem), f"permutation = {swap}")
+        w_t = tensor_type(batch + [n, m], elem)
+        w = _conj(e, e.op("stablehlo.transpose", [w], w_t, f"permutation = {swap}"), w_t)
         m, n = n, m
     x = _Matrix(e, batch + [m, n], elem)
     v_t = x.type(n, n)
-    eye = e.op("stablehlo.convert", [x.cmp(x.iota(0, n, n), x.iota(1, n, n), "EQ")], v_t)
+    one_c, zero_c = ("(1.0, 0.0)", "(0.0, 0.0)") if cplx else ("1.0", "0.0")
+    eye = e.op("stablehlo.select", [x.cmp(x.iota(0, n, n), x.iota(1, n, n), "EQ"), e.constant(one_c, v_t),
+                                    e.constant(zero_c, v_t)], v_t)
     sweeps = 10 if elem == "f32" else 16
     one_t, col_t, vcol_t = x.type(1, 1), x.type(m, 1), x.type(n, 1)
+    one_r = x.type(1, 1, part)
     e.line("%c0 = arith.constant 0 : index")
     e.line("%c1 = arith.constant 1 : index")
     e.line(f"%cn = arith.constant {n} : index")
@@ -630,27 +634,46 @@ def gesdd(op, config: dict) -> None:
     v = x.slice("%qa", x.zero_i, "%qi", m, 1)
 
     def c(value):
-        return e.constant(value, one_t)
+        return e.constant(value, one_r)
 
     def f(name, *args):
-        return e.op(f"stablehlo.{name}", list(args), one_t)
+        return e.op(f"stablehlo.{name}", list(args), one_r)
 
     def dot(y, z):
-        return x.sum_rows(e.op("stablehlo.multiply", [y, z], col_t), m, 1)
+        return x.sum_rows(e.op("stablehlo.multiply", [_conj(e, y, col_t), z], col_t), m, 1)
 
     alpha, beta, gamma = dot(u, u), dot(v, v), dot(u, v)
+    phase = None
+    if cplx:
+        # Turn u^H v real by a phase on column q (as in heevd), then rotate as if real.
+        alpha, beta = f("real", alpha), f("real", beta)
+        size = f("abs", gamma)
+        as_c = lambda r: e.op("stablehlo.complex", [r, c("0.0")], one_t)  # noqa: E731
+        phase = e.op("stablehlo.select", [x.cmp(size, c("0.0"), "NE"),
+                                          e.op("stablehlo.divide", [gamma, as_c(size)], one_t),
+                                          e.constant(one_c, one_t)], one_t)
+        gamma = size
     zeta = f("divide", f("subtract", beta, alpha), f("multiply", c("2.0"), gamma))
-    sign = e.op("stablehlo.select", [x.cmp(zeta, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_t)
+    sign = e.op("stablehlo.select", [x.cmp(zeta, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_r)
     t = f("divide", sign, f("add", f("abs", zeta), f("sqrt", f("add", c("1.0"), f("multiply", zeta, zeta)))))
     cos = f("rsqrt", f("add", c("1.0"), f("multiply", t, t)))
     sin = f("multiply", t, cos)
     skip = x.cmp(gamma, c("0.0"), "EQ")
-    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_t)
-    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_t)
+    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_r)
+    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_r)
+    if cplx:
+        cos, sin = as_c(cos), as_c(sin)
+        turn = _conj(e, phase, one_t)
+        v = e.op("stablehlo.multiply", [x.full(turn, col_t), v], col_t)
 
     def rotate(mat, mat_t, column_t, rows, columns=None):
         # Columns p, q of M J: (c u - s w, s u + c w).
-        cu, cw = columns or (x.slice(mat, x.zero_i, "%pi", rows, 1), x.slice(mat, x.zero_i, "%qi", rows, 1))
+        if columns:
+            cu, cw = columns
+        else:
+            cu, cw = x.slice(mat, x.zero_i, "%pi", rows, 1), x.slice(mat, x.zero_i, "%qi", rows, 1)
+            if phase is not None:
+                cw = e.op("stablehlo.multiply", [x.full(turn, column_t), cw], column_t)
         cb, sb = x.full(cos, column_t), x.full(sin, column_t)
         new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, cu], column_t),
                                             e.op("stablehlo.multiply", [sb, cw], column_t)], column_t)
@@ -668,20 +691,22 @@ def gesdd(op, config: dict) -> None:
     e.line(f"scf.yield %pres#0, %pres#1 : {x.t}, {v_t}")
     e.line("}")
     e.types["%res#0"], e.types["%res#1"] = x.t, v_t
-    s_t = tensor_type(batch + [n], elem)
-    norms = e.op("stablehlo.sqrt", [e.op("stablehlo.reshape", [x.sum_rows(
-        e.op("stablehlo.multiply", ["%res#0", "%res#0"], x.t), m, n)], s_t)], s_t)
+    s_t = tensor_type(batch + [n], part)
+    squares = e.op("stablehlo.multiply", [_conj(e, "%res#0", x.t), "%res#0"], x.t)
+    if cplx:
+        squares = e.op("stablehlo.real", [squares], x.type(m, n, part))
+    norms = e.op("stablehlo.sqrt", [e.op("stablehlo.reshape", [x.sum_rows(squares, m, n, part)], s_t)], s_t)
 
     def sort_desc(keys, operands):
         # Stable, so equal keys give every operand the same permutation.
-        scalar = tensor_type([], elem)
-        args = ", ".join(f"%s{i}a: {scalar}, %s{i}b: {scalar}" for i in range(len(operands) + 1))
         types = [e.types[keys]] + [e.types[o] for o in operands]
+        scalars = [tensor_type([], part)] + [tensor_type([], elem)] * len(operands)
+        args = ", ".join(f"%s{i}a: {t}, %s{i}b: {t}" for i, t in enumerate(scalars))
         value = e.fresh()
         e.line(f'{value}:{len(types)} = "stablehlo.sort"({", ".join([keys, *operands])}) ({{\n'
                f"^bb0({args}):\n"
                f'  %gt = "stablehlo.compare"(%s0a, %s0b) {{comparison_direction = #stablehlo<comparison_direction GT>}}'
-               f" : ({scalar}, {scalar}) -> tensor<i1>\n"
+               f" : ({scalars[0]}, {scalars[0]}) -> tensor<i1>\n"
                f'  "stablehlo.return"(%gt) : (tensor<i1>) -> ()\n'
                f"}}) {{dimension = {len(e.types[keys][7:].split('x')) - 2} : i64, is_stable = true}} : "
                f"({', '.join(types)}) -> ({', '.join(types)})")
@@ -692,14 +717,16 @@ def gesdd(op, config: dict) -> None:
     values = sort_desc(norms, [])[0]
     results = [str(r.type) for r in op.results]
     if mode == "N":
-        u_out, vt_out = e.constant("0.0", results[2]), e.constant("0.0", results[3])
+        u_out, vt_out = e.constant(zero_c, results[2]), e.constant(zero_c, results[3])
     else:
         by_col = lambda t: x.bcast(norms, t, list(range(rank - 2)) + [rank - 1])  # noqa: E731
-        _, w_sorted = sort_desc(by_col(x.t), ["%res#0"])
-        _, v_sorted = sort_desc(by_col(v_t), ["%res#1"])
-        sigma = x.bcast(values, x.t, list(range(rank - 2)) + [rank - 1])
-        zero = x.cmp(sigma, e.constant("0.0", x.t), "EQ")
-        unit = e.op("stablehlo.select", [zero, e.constant("0.0", x.t),
+        _, w_sorted = sort_desc(by_col(x.type(m, n, part)), ["%res#0"])
+        _, v_sorted = sort_desc(by_col(x.type(n, n, part)), ["%res#1"])
+        sigma = x.bcast(values, x.type(m, n, part), list(range(rank - 2)) + [rank - 1])
+        zero = x.cmp(sigma, e.constant("0.0", x.type(m, n, part)), "EQ")
+        if cplx:
+            sigma = e.op("stablehlo.complex", [sigma, e.constant("0.0", x.type(m, n, part))], x.t)
+        unit = e.op("stablehlo.select", [zero, e.constant(zero_c, x.t),
                                          e.op("stablehlo.divide", [w_sorted, sigma], x.t)], x.t)
         # Full when U (V^T when wide, which is U' transposed) is square.
         full = (ir.RankedTensorType(op.results[3].type).shape[-2] == m if wide
@@ -708,10 +735,11 @@ def gesdd(op, config: dict) -> None:
         q = _orthonormal_basis(e, x, unit, u_cols)
         if wide:  # A = V' S U'^T
             u_out = v_sorted
-            vt_out = e.op("stablehlo.transpose", [q], results[3], f"permutation = {swap}")
+            vt_out = _conj(e, e.op("stablehlo.transpose", [q], results[3], f"permutation = {swap}"), results[3])
         else:
             u_out = q
-            vt_out = e.op("stablehlo.transpose", [v_sorted], results[3], f"permutation = {swap}")
+            vt_out = _conj(e, e.op("stablehlo.transpose", [v_sorted], results[3], f"permutation = {swap}"),
+                           results[3])
     info = e.constant("0", results[4])
     e.line(f"return %a, {values}, {u_out}, {vt_out}, {info} : {', '.join(results)}")
     _replace(op, e, ["a"])
@@ -724,12 +752,14 @@ def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
     m, n, elem = x.m, x.n, x.elem
     geqrf_t = f"({x.t}) -> ({x.t}, {tensor_type(x.batch + [n], elem)})"
     qr = e.fresh()
-    routine = "d" if elem == "f64" else "s"
+    routine = {"f32": "s", "f64": "d", "complex<f32>": "c", "complex<f64>": "z"}[elem]
+    cplx = elem.startswith("complex")
     e.line(f'{qr}:2 = "stablehlo.custom_call"({unit}) {{call_target_name = "lapack_{routine}geqrf_ffi"}} : {geqrf_t}')
     e.types[f"{qr}#0"], e.types[f"{qr}#1"] = x.t, tensor_type(x.batch + [n], elem)
     factors = f"{qr}#0"
     if cols > n:
-        factors = e.op("stablehlo.pad", [factors, e.constant("0.0", tensor_type([], elem))], x.type(m, cols),
+        factors = e.op("stablehlo.pad", [factors, e.constant("(0.0, 0.0)" if cplx else "0.0", tensor_type([], elem))],
+                       x.type(m, cols),
                        f"edge_padding_low = {i64_array([0] * x.rank)}, "
                        f"edge_padding_high = {i64_array([0] * (x.rank - 1) + [cols - n])}, "
                        f"interior_padding = {i64_array([0] * x.rank)}")
@@ -737,7 +767,7 @@ def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
         raise ValueError("fewer columns than the factored matrix")
     q_t = x.type(m, cols)
     q = e.op("stablehlo.custom_call", [factors, f"{qr}#1"], q_t,
-             f'call_target_name = "lapack_{routine}orgqr_ffi"')
+             f'call_target_name = "lapack_{routine}{"ungqr" if cplx else "orgqr"}_ffi"')
     # sign(R[j, j]) for j < n (1 where R[j, j] is 0), 1 for the added columns.
     r_diag = linalg_ops._diagonal(e, e.op("stablehlo.slice", [f"{qr}#0"], x.type(n, n),
                                           f"start_indices = {i64_array([0] * x.rank)}, "
@@ -745,10 +775,20 @@ def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
                                           f"strides = {i64_array([1] * x.rank)}"),
                                   x.cmp(x.iota(0, n, n), x.iota(1, n, n), "EQ"), x.batch + [n, n], elem)
     d_t = tensor_type(x.batch + [n], elem)
-    signs = e.op("stablehlo.select", [x.cmp(r_diag, e.constant("0.0", d_t), "LT"),
-                                      e.constant("-1.0", d_t), e.constant("1.0", d_t)], d_t)
+    if cplx:  # the phase of R[j, j] (1 where it is 0)
+        part_t = tensor_type(x.batch + [n], _real_type(elem))
+        size = e.op("stablehlo.abs", [r_diag], part_t)
+        signs = e.op("stablehlo.select", [
+            e.op("stablehlo.compare", [size, e.constant("0.0", part_t)], tensor_type(x.batch + [n], "i1"),
+                 "comparison_direction = #stablehlo<comparison_direction EQ>"),
+            e.constant("(1.0, 0.0)", d_t),
+            e.op("stablehlo.divide", [r_diag, e.op("stablehlo.complex", [size, e.constant("0.0", part_t)], d_t)],
+                 d_t)], d_t)
+    else:
+        signs = e.op("stablehlo.select", [x.cmp(r_diag, e.constant("0.0", d_t), "LT"),
+                                          e.constant("-1.0", d_t), e.constant("1.0", d_t)], d_t)
     if cols > n:
-        signs = e.op("stablehlo.pad", [signs, e.constant("1.0", tensor_type([], elem))],
+        signs = e.op("stablehlo.pad", [signs, e.constant("(1.0, 0.0)" if cplx else "1.0", tensor_type([], elem))],
                      tensor_type(x.batch + [cols], elem),
                      f"edge_padding_low = {i64_array([0] * (x.rank - 1))}, "
                      f"edge_padding_high = {i64_array([0] * (x.rank - 2) + [cols - n])}, "

@@ -92,3 +92,12 @@ def result_attrs(func, index: int) -> dict:
     arr = ir.ArrayAttr(func.attributes["res_attrs"])
     d = ir.DictAttr(arr[index])
     return {d[i].name: d[i].attr for i in range(len(d))}
+
+
+def replace_op(op, build) -> None:
+    """Replace single-result `op` by the value `build()` creates, built just before `op`
+    and at its location; then erase `op`."""
+    with ir.InsertionPoint(op), op.location:
+        value = build()
+    op.result.replace_all_uses_with(value)
+    op.erase()

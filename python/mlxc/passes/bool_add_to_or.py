@@ -21,11 +21,8 @@ def run(module) -> None:
     for op in irutil.walk(module):
         if op.name != "stablehlo.add" or not _is_bool(op.result.type):
             continue
-        with ir.InsertionPoint(op), op.location:
-            result = ir.Operation.create("stablehlo.or", results=[op.result.type],
-                                         operands=list(op.operands)).result
-        op.result.replace_all_uses_with(result)
-        op.erase()
+        irutil.replace_op(op, lambda: ir.Operation.create(
+            "stablehlo.or", results=[op.result.type], operands=list(op.operands)).result)
 
 
 PASS = PythonPass(

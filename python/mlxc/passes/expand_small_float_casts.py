@@ -246,10 +246,7 @@ def run(module) -> None:
             raise CompileError.at(op, f"mlxc-expand-small-float-casts: {op.name} between "
                                       f"{small_t} and {other_t} is not supported (f32/f64 only)")
         fmt = _Format(str(small_t))
-        with ir.InsertionPoint(op), op.location:
-            value = _convert(module, op, fmt, b)
-        op.result.replace_all_uses_with(value)
-        op.erase()
+        irutil.replace_op(op, lambda: _convert(module, op, fmt, b))
 
 
 PASS = PythonPass(

@@ -95,10 +95,7 @@ def run(module) -> None:
             continue
         if str(ir.RankedTensorType(op.result.type).element_type) not in _TYPES:
             continue
-        with ir.InsertionPoint(op), op.location:
-            value = expand(_Builder(op.result.type), op.operands[0])
-        op.result.replace_all_uses_with(value)
-        op.erase()
+        irutil.replace_op(op, lambda: expand(_Builder(op.result.type), op.operands[0]))
 
 
 PASS = PythonPass(

@@ -76,10 +76,7 @@ def run(module) -> None:
         rewrite = _REWRITES.get(op.name)
         if rewrite is None:
             continue
-        with ir.InsertionPoint(op), op.location:
-            value = rewrite(_Arith(op.result.type), op.operands[0])
-        op.result.replace_all_uses_with(value)
-        op.erase()
+        irutil.replace_op(op, lambda: rewrite(_Arith(op.result.type), op.operands[0]))
 
 
 PASS = PythonPass(

@@ -464,6 +464,70 @@ def orgqr(op, config: dict) -> None:
     _replace(op, e, ["a", "tau"])
 
 
+def _open_sweeps(e, sweeps: int, n: int, a: str, v: str, a_t: str, v_t: str) -> None:
+    """Open the Jacobi loops: `sweeps` sweeps over the pairs p < q of n columns,
+    carrying (A, V) as %qa/%qv, with p and q as rank-0 i64 tensors %pi and %qi."""
+    e.line("%c0 = arith.constant 0 : index")
+    e.line("%c1 = arith.constant 1 : index")
+    e.line(f"%cn = arith.constant {n} : index")
+    e.line(f"%csweeps = arith.constant {sweeps} : index")
+    e.line(f"%res:2 = scf.for %sweep = %c0 to %csweeps step %c1 iter_args(%sa = {a}, %sv = {v}) "
+           f"-> ({a_t}, {v_t}) {{", sa=a_t, sv=v_t)
+    e.line(f"%pres:2 = scf.for %p = %c0 to %cn step %c1 iter_args(%pa = %sa, %pv = %sv) -> ({a_t}, {v_t}) {{",
+           pa=a_t, pv=v_t)
+    e.line("%p1 = arith.addi %p, %c1 : index")
+    e.line(f"%qres:2 = scf.for %q = %p1 to %cn step %c1 iter_args(%qa = %pa, %qv = %pv) -> ({a_t}, {v_t}) {{",
+           qa=a_t, qv=v_t)
+    e.line("%p64 = arith.index_cast %p : index to i64")
+    e.line("%q64 = arith.index_cast %q : index to i64")
+    e.line("%pi = tensor.from_elements %p64 : tensor<i64>", pi="tensor<i64>")
+    e.line("%qi = tensor.from_elements %q64 : tensor<i64>", qi="tensor<i64>")
+
+
+def _close_sweeps(e, a_next: str, v_next: str, a_t: str, v_t: str) -> None:
+    """Yield the rotated (A, V) and close the loops `_open_sweeps` opened (%res#0/1)."""
+    e.line(f"scf.yield {a_next}, {v_next} : {a_t}, {v_t}")
+    e.line("}")
+    e.line(f"scf.yield %qres#0, %qres#1 : {a_t}, {v_t}")
+    e.line("}")
+    e.line(f"scf.yield %pres#0, %pres#1 : {a_t}, {v_t}")
+    e.line("}")
+
+
+def _jacobi_rotation(e, x, app, aqq, apq, one_r, one_t, one_c, cplx):
+    """(cos, sin, phase) of the rotation that zeroes the off-diagonal entry of the 2x2
+    Hermitian block [[app, apq], [conj(apq), aqq]] (Golub & Van Loan, sym.schur2).
+    Complex: `phase` = apq / |apq| first turns the entry real (None for real types);
+    cos and sin are then returned as complex values of type `one_t`."""
+
+    def c(value):
+        return e.constant(value, one_r)
+
+    def f(name, *args):
+        return e.op(f"stablehlo.{name}", list(args), one_r)
+
+    phase = None
+    if cplx:
+        app, aqq = f("real", app), f("real", aqq)
+        size = f("abs", apq)
+        nonzero = x.cmp(size, c("0.0"), "NE")
+        as_c = lambda r: e.op("stablehlo.complex", [r, c("0.0")], one_t)  # noqa: E731
+        phase = e.op("stablehlo.select", [nonzero, e.op("stablehlo.divide", [apq, as_c(size)], one_t),
+                                          e.constant(one_c, one_t)], one_t)
+        apq = size
+    tau = f("divide", f("subtract", aqq, app), f("multiply", c("2.0"), apq))
+    sign = e.op("stablehlo.select", [x.cmp(tau, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_r)
+    t = f("divide", sign, f("add", f("abs", tau), f("sqrt", f("add", c("1.0"), f("multiply", tau, tau)))))
+    cos = f("rsqrt", f("add", c("1.0"), f("multiply", t, t)))
+    sin = f("multiply", t, cos)
+    skip = x.cmp(apq, c("0.0"), "EQ")
+    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_r)
+    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_r)
+    if cplx:
+        cos, sin = as_c(cos), as_c(sin)
+    return cos, sin, phase
+
+
 def syevd(op, config: dict) -> None:
     """Symmetric (Hermitian) eigendecomposition: eigenvectors (columns), eigenvalues
     ascending, and info = 0. Cyclic Jacobi rotations, a fixed number of sweeps
@@ -487,51 +551,12 @@ def syevd(op, config: dict) -> None:
     a = e.op("stablehlo.select", [x.cmp(rows, cols, "GE" if lower else "LE"), "%a", mirrored], x.t)
     one_c, zero_c = ("(1.0, 0.0)", "(0.0, 0.0)") if cplx else ("1.0", "0.0")
     eye = e.op("stablehlo.select", [x.cmp(rows, cols, "EQ"), e.constant(one_c, x.t), e.constant(zero_c, x.t)], x.t)
-    e.line("%c0 = arith.constant 0 : index")
-    e.line("%c1 = arith.constant 1 : index")
-    e.line(f"%cn = arith.constant {n} : index")
-    e.line(f"%csweeps = arith.constant {sweeps} : index")
-    e.line(f"%res:2 = scf.for %sweep = %c0 to %csweeps step %c1 iter_args(%sa = {a}, %sv = {eye}) -> ({x.t}, {x.t}) {{",
-           sa=x.t, sv=x.t)
-    e.line(f"%pres:2 = scf.for %p = %c0 to %cn step %c1 iter_args(%pa = %sa, %pv = %sv) -> ({x.t}, {x.t}) {{",
-           pa=x.t, pv=x.t)
-    e.line("%p1 = arith.addi %p, %c1 : index")
-    e.line(f"%qres:2 = scf.for %q = %p1 to %cn step %c1 iter_args(%qa = %pa, %qv = %pv) -> ({x.t}, {x.t}) {{",
-           qa=x.t, qv=x.t)
-    e.line("%p64 = arith.index_cast %p : index to i64")
-    e.line("%q64 = arith.index_cast %q : index to i64")
-    e.line("%pi = tensor.from_elements %p64 : tensor<i64>", pi="tensor<i64>")
-    e.line("%qi = tensor.from_elements %q64 : tensor<i64>", qi="tensor<i64>")
+    _open_sweeps(e, sweeps, n, a, eye, x.t, x.t)
     app = x.slice("%qa", "%pi", "%pi", 1, 1)
     aqq = x.slice("%qa", "%qi", "%qi", 1, 1)
     apq = x.slice("%qa", "%pi", "%qi", 1, 1)
 
-    def c(value):
-        return e.constant(value, one_r)
-
-    def f(name, *args):
-        return e.op(f"stablehlo.{name}", list(args), one_r)
-
-    phase = None
-    if cplx:
-        app, aqq = f("real", app), f("real", aqq)
-        size = f("abs", apq)
-        nonzero = x.cmp(size, c("0.0"), "NE")
-        as_c = lambda r: e.op("stablehlo.complex", [r, c("0.0")], one_t)  # noqa: E731
-        phase = e.op("stablehlo.select", [nonzero, e.op("stablehlo.divide", [apq, as_c(size)], one_t),
-                                          e.constant(one_c, one_t)], one_t)
-        apq = size
-    # The rotation that zeroes A[p, q] (Golub & Van Loan, sym.schur2).
-    tau = f("divide", f("subtract", aqq, app), f("multiply", c("2.0"), apq))
-    sign = e.op("stablehlo.select", [x.cmp(tau, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_r)
-    t = f("divide", sign, f("add", f("abs", tau), f("sqrt", f("add", c("1.0"), f("multiply", tau, tau)))))
-    cos = f("rsqrt", f("add", c("1.0"), f("multiply", t, t)))
-    sin = f("multiply", t, cos)
-    skip = x.cmp(apq, c("0.0"), "EQ")
-    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_r)
-    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_r)
-    if cplx:
-        cos, sin = as_c(cos), as_c(sin)
+    cos, sin, phase = _jacobi_rotation(e, x, app, aqq, apq, one_r, one_t, one_c, cplx)
 
     def rotate(m, along_rows):
         # Columns p, q of M J (or rows p, q of J^T M): (c u - s w, s u + c w).
@@ -552,12 +577,7 @@ def syevd(op, config: dict) -> None:
 
     a_next = rotate(rotate("%qa", False), True)
     v_next = rotate("%qv", False)
-    e.line(f"scf.yield {a_next}, {v_next} : {x.t}, {x.t}")
-    e.line("}")
-    e.line(f"scf.yield %qres#0, %qres#1 : {x.t}, {x.t}")
-    e.line("}")
-    e.line(f"scf.yield %pres#0, %pres#1 : {x.t}, {x.t}")
-    e.line("}")
+    _close_sweeps(e, a_next, v_next, x.t, x.t)
     e.types["%res#0"] = e.types["%res#1"] = x.t
 
     # Eigenvalues ascending, the vectors' columns in the same order: sort the columns
@@ -615,54 +635,17 @@ def gesdd(op, config: dict) -> None:
     sweeps = 10 if elem == "f32" else 16
     one_t, col_t, vcol_t = x.type(1, 1), x.type(m, 1), x.type(n, 1)
     one_r = x.type(1, 1, part)
-    e.line("%c0 = arith.constant 0 : index")
-    e.line("%c1 = arith.constant 1 : index")
-    e.line(f"%cn = arith.constant {n} : index")
-    e.line(f"%csweeps = arith.constant {sweeps} : index")
-    e.line(f"%res:2 = scf.for %sweep = %c0 to %csweeps step %c1 iter_args(%sa = {w}, %sv = {eye}) "
-           f"-> ({x.t}, {v_t}) {{", sa=x.t, sv=v_t)
-    e.line(f"%pres:2 = scf.for %p = %c0 to %cn step %c1 iter_args(%pa = %sa, %pv = %sv) -> ({x.t}, {v_t}) {{",
-           pa=x.t, pv=v_t)
-    e.line("%p1 = arith.addi %p, %c1 : index")
-    e.line(f"%qres:2 = scf.for %q = %p1 to %cn step %c1 iter_args(%qa = %pa, %qv = %pv) -> ({x.t}, {v_t}) {{",
-           qa=x.t, qv=v_t)
-    e.line("%p64 = arith.index_cast %p : index to i64")
-    e.line("%q64 = arith.index_cast %q : index to i64")
-    e.line("%pi = tensor.from_elements %p64 : tensor<i64>", pi="tensor<i64>")
-    e.line("%qi = tensor.from_elements %q64 : tensor<i64>", qi="tensor<i64>")
+    _open_sweeps(e, sweeps, n, w, eye, x.t, v_t)
     u = x.slice("%qa", x.zero_i, "%pi", m, 1)
     v = x.slice("%qa", x.zero_i, "%qi", m, 1)
-
-    def c(value):
-        return e.constant(value, one_r)
-
-    def f(name, *args):
-        return e.op(f"stablehlo.{name}", list(args), one_r)
 
     def dot(y, z):
         return x.sum_rows(e.op("stablehlo.multiply", [_conj(e, y, col_t), z], col_t), m, 1)
 
     alpha, beta, gamma = dot(u, u), dot(v, v), dot(u, v)
-    phase = None
+    # Complex: u^H v is turned real by a phase on column q (as in heevd).
+    cos, sin, phase = _jacobi_rotation(e, x, alpha, beta, gamma, one_r, one_t, one_c, cplx)
     if cplx:
-        # Turn u^H v real by a phase on column q (as in heevd), then rotate as if real.
-        alpha, beta = f("real", alpha), f("real", beta)
-        size = f("abs", gamma)
-        as_c = lambda r: e.op("stablehlo.complex", [r, c("0.0")], one_t)  # noqa: E731
-        phase = e.op("stablehlo.select", [x.cmp(size, c("0.0"), "NE"),
-                                          e.op("stablehlo.divide", [gamma, as_c(size)], one_t),
-                                          e.constant(one_c, one_t)], one_t)
-        gamma = size
-    zeta = f("divide", f("subtract", beta, alpha), f("multiply", c("2.0"), gamma))
-    sign = e.op("stablehlo.select", [x.cmp(zeta, c("0.0"), "GE"), c("1.0"), c("-1.0")], one_r)
-    t = f("divide", sign, f("add", f("abs", zeta), f("sqrt", f("add", c("1.0"), f("multiply", zeta, zeta)))))
-    cos = f("rsqrt", f("add", c("1.0"), f("multiply", t, t)))
-    sin = f("multiply", t, cos)
-    skip = x.cmp(gamma, c("0.0"), "EQ")
-    cos = e.op("stablehlo.select", [skip, c("1.0"), cos], one_r)
-    sin = e.op("stablehlo.select", [skip, c("0.0"), sin], one_r)
-    if cplx:
-        cos, sin = as_c(cos), as_c(sin)
         turn = _conj(e, phase, one_t)
         v = e.op("stablehlo.multiply", [x.full(turn, col_t), v], col_t)
 
@@ -684,12 +667,7 @@ def gesdd(op, config: dict) -> None:
 
     a_next = rotate("%qa", x.t, col_t, m, (u, v))
     v_next = rotate("%qv", v_t, vcol_t, n) if mode != "N" else "%qv"
-    e.line(f"scf.yield {a_next}, {v_next} : {x.t}, {v_t}")
-    e.line("}")
-    e.line(f"scf.yield %qres#0, %qres#1 : {x.t}, {v_t}")
-    e.line("}")
-    e.line(f"scf.yield %pres#0, %pres#1 : {x.t}, {v_t}")
-    e.line("}")
+    _close_sweeps(e, a_next, v_next, x.t, v_t)
     e.types["%res#0"], e.types["%res#1"] = x.t, v_t
     s_t = tensor_type(batch + [n], part)
     squares = e.op("stablehlo.multiply", [_conj(e, "%res#0", x.t), "%res#0"], x.t)

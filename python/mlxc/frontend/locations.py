@@ -41,20 +41,26 @@ def _skip_string(text: str, i: int) -> int:
     return n
 
 
-def _skip_parens(text: str, i: int) -> int:
-    """Index just past the balanced parenthesis group that starts at text[i] == '('."""
-    depth = 0
+_BRACKETS = {"<": ">", "(": ")", "[": "]", "{": "}"}
+
+
+def skip_group(text: str, i: int, brackets: dict = _BRACKETS) -> int:
+    """Index just past the bracketed group that starts at text[i] (an opener in
+    `brackets`), strings skipped whole; `->` inside it is an arrow, not a closing `>`."""
+    stack: list[str] = []
     n = len(text)
     while i < n:
         c = text[i]
         if c == '"':
             i = _skip_string(text, i)
             continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
+        if c in brackets:
+            stack.append(brackets[c])
+        elif c == ">" and i > 0 and text[i - 1] == "-":
+            pass
+        elif stack and c == stack[-1]:
+            stack.pop()
+            if not stack:
                 return i + 1
         i += 1
     return n
@@ -77,7 +83,7 @@ def strip_locations(text: str) -> str:
             continue
         start = m.start("alias") if kind == "alias" else m.start()
         start += len(m.group(kind)) - len(m.group(kind).lstrip(" \t"))
-        end = _skip_parens(text, m.end() - 1)
+        end = skip_group(text, m.end() - 1, {"(": ")"})
         out.append(text[pos:start])
         out.append(_blank(text[start:end]))
         pos = end

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .._mlir import ir
-from .locations import _blank, _skip_string
+from .locations import _blank, skip_group
 
 # Strings and comments (skipped whole: an `sdy` inside them is not metadata), an
 # attribute entry `sdy.NAME = #sdy...`, and an `sdy.mesh` op at the start of a line.
@@ -23,31 +23,6 @@ _TOKENS = re.compile(
     r"|(?P<attr>(?<![\w$.\-#@%^!])sdy\.[\w.$]+[ \t]*=[ \t]*#sdy[\w.$]*)"
     r"|(?P<mesh>^[ \t]*sdy\.mesh[ \t]+@)",
     re.M)
-
-_OPEN = {"<": ">", "(": ")", "[": "]", "{": "}"}
-
-
-def _skip_group(text: str, i: int) -> int:
-    """Index just past the bracketed group that starts at text[i] (one of < ( [ {);
-    `->` inside it is an arrow, not a closing bracket."""
-    stack: list[str] = []
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i = _skip_string(text, i)
-            continue
-        if c in _OPEN:
-            stack.append(_OPEN[c])
-        elif c == ">" and i > 0 and text[i - 1] == "-":
-            pass
-        elif stack and c == stack[-1]:
-            stack.pop()
-            if not stack:
-                return i + 1
-        i += 1
-    return n
-
 
 def has_sharding(text: str) -> bool:
     return "sdy." in text
@@ -63,7 +38,7 @@ def strip_sharding(text: str) -> str:
         if kind == "attr":
             start, end = m.start(), m.end()
             if end < len(text) and text[end] == "<":
-                end = _skip_group(text, end)
+                end = skip_group(text, end)
             start, end = _with_comma(text, start, end)
             spans.append((start, end))
         elif kind == "mesh":

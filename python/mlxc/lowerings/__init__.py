@@ -26,9 +26,16 @@ def lowering(*op_names: str):
     return register
 
 
+_loaded = False
+
+
 def rules() -> dict[str, Callable]:
     """Every registered rule, importing all families on first use."""
-    # Every module of this package is an op family that registers its rules on import.
-    for family in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{family.name}")
+    global _loaded
+    if not _loaded:
+        # Every module of this package is an op family that registers its rules on
+        # import; scanning the package once per process keeps it off each compile.
+        for family in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{family.name}")
+        _loaded = True
     return RULES

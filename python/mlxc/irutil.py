@@ -101,3 +101,18 @@ def replace_op(op, build) -> None:
         value = build()
     op.result.replace_all_uses_with(value)
     op.erase()
+
+
+def clone_ops(ops, mapping: dict) -> list:
+    """Clone `ops` in order at the current insertion point, their operands remapped
+    through `mapping` (old value -> new value), which gains each clone's results."""
+    clones = []
+    for op in ops:
+        clone = op.operation.clone()
+        for i, v in enumerate(clone.operands):
+            if v in mapping:
+                clone.operands[i] = mapping[v]
+        for old, new in zip(op.operation.results, clone.results):
+            mapping[old] = new
+        clones.append(clone)
+    return clones

@@ -222,13 +222,7 @@ def _split(generic) -> object:
         block = ir.Block.create_at_start(first.regions[0], [a.type for a in body.arguments])
         mapping = dict(zip(body.arguments, block.arguments))
         with ir.InsertionPoint(block):
-            for op in body.operations:
-                clone = op.operation.clone()
-                for i, v in enumerate(clone.operands):
-                    if v in mapping:
-                        clone.operands[i] = mapping[v]
-                for old, new in zip(op.operation.results, clone.results):
-                    mapping[old] = new
+            irutil.clone_ops(body.operations, mapping)
 
         # Stage 2: combine the partials into the output, which keeps its initial value.
         out_map = maps[-1]

@@ -144,15 +144,8 @@ def _tile(op) -> None:
     body = func.regions[0].blocks[0]
     mapping = {}
     with ir.InsertionPoint(op):
-        for inner in list(body.operations)[:-1]:  # all but func.return
-            clone = inner.operation.clone()
-            for i, v in enumerate(clone.operands):
-                if v in mapping:
-                    clone.operands[i] = mapping[v]
-            for old, new in zip(inner.operation.results, clone.results):
-                mapping[old] = new
-            if clone.name == "gpu.launch":
-                launch = clone
+        clones = irutil.clone_ops(list(body.operations)[:-1], mapping)  # all but func.return
+    launch = next(c for c in clones if c.name == "gpu.launch")
     # The kernel body still names the template's arguments: point it at the real buffers.
     for arg, real in zip(body.arguments, (a, b, c)):
         for use in list(arg.uses):

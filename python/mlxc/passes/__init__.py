@@ -34,6 +34,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-expand-small-float-casts": "mlxc.passes.expand_small_float_casts",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
+    "mlxc-fold-unit-extent-dims": "mlxc.passes.fold_unit_extent_dims",
     "mlxc-apply-cpu-schedules": "mlxc.passes.apply_cpu_schedules",
     "mlxc-record-temp-memory": "mlxc.passes.record_temp_memory",
     "mlxc-parallelize-tile-loops": "mlxc.passes.parallelize_tile_loops",

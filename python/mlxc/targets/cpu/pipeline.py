@@ -12,10 +12,10 @@ def schedule_passes() -> list[Pass]:
     if not settings.get("cpu_schedules"):
         return []
     return [
-        mlir_pass("linalg-fold-unit-extent-dims",
-                  "drop size-1 dimensions (the keepdims of reductions): a broadcast of a "
-                  "(n, 1) tensor then reads one scalar per row instead of a gather",
-                  anchor="func.func"),
+        Pass("mlxc-fold-unit-extent-dims", (), (),
+             "drop size-1 dimensions (the keepdims of reductions): a broadcast of a (n, 1) "
+             "tensor then reads one scalar per row instead of a gather (upstream's pass, "
+             "skipped for a function where it builds invalid IR)"),
         Pass("mlxc-apply-cpu-schedules", (), (),
              "tile and vectorize each linalg op for the host CPU (schedules.py: per op kind "
              "and shape), on tensors so the matmul accumulator stays in registers"),

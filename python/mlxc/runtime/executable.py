@@ -13,6 +13,8 @@ executable may be called from several threads at once.
 from __future__ import annotations
 
 import ctypes
+import functools
+import math
 import os
 from typing import Any, Callable, Optional
 
@@ -58,6 +60,32 @@ def coerce(value: Any, spec: TensorSpec, position: int, dtype: np.dtype) -> np.n
     return arr
 
 
+def _exports_buffer(dtype: np.dtype) -> bool:
+    """Whether arrays of `dtype` export the buffer protocol (ml_dtypes' types do not)."""
+    try:
+        ctypes.c_char.from_buffer(np.zeros(1, dtype))
+        return True
+    except (TypeError, ValueError, BufferError):
+        return False
+
+
+def _dense(flags) -> bool:
+    return flags.c_contiguous and flags.aligned
+
+
+def _c_char_at(arr: np.ndarray) -> int:
+    return ctypes.addressof(ctypes.c_char.from_buffer(arr))
+
+
+def _address(arr: np.ndarray) -> int:
+    """The address of a C-contiguous array's data. `arr.ctypes.data` costs a microsecond
+    or more (it builds a helper object); a ctypes view of the buffer costs a fraction of
+    that but needs a writable, non-empty array."""
+    if arr.flags.writeable and arr.size:
+        return _c_char_at(arr)
+    return arr.ctypes.data
+
+
 def check_count(sig: Signature, args: tuple) -> None:
     if len(args) != len(sig.inputs):
         expected = ", ".join(map(str, sig.inputs)) or "no arguments"
@@ -80,13 +108,17 @@ class Executable:
         self._out = [(t.shape, t.dtype) for t in signature.outputs]
         self._nbuf = len(signature.inputs) + len(signature.outputs)
         self._buffers_type = ctypes.c_void_p * max(self._nbuf, 1)
+        # What each call checks, worked out once: (position, spec, dtype, shape, whether
+        # the dtype's address can be taken through the buffer protocol).
+        self._plan = [(i, t, dt, t.shape, _exports_buffer(dt))
+                      for i, (t, dt) in enumerate(zip(signature.inputs, self._in_dtypes))]
+        self._out_plan = [(shape, dt, _exports_buffer(dt) and math.prod(shape) > 0)
+                          for shape, dt in self._out]
         self._call = self._make_call(address, packed)
 
     def _make_call(self, address: int, packed: bool) -> Callable[[Any], None]:
         if packed:
-            lib = native.load()
-            call_packed = lib.mlxc_call_packed
-            return lambda buffers: call_packed(address, buffers)
+            return functools.partial(native.load().mlxc_call_packed, address)
         fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
         return fn
 
@@ -95,13 +127,25 @@ class Executable:
         return len(self.signature.inputs)
 
     def __call__(self, *args: Any):
-        sig = self.signature
-        check_count(sig, args)
-        arrays = [coerce(a, spec, i, dt)
-                  for i, (a, spec, dt) in enumerate(zip(args, sig.inputs, self._in_dtypes))]
-        outputs = [np.empty(shape, dtype) for shape, dtype in self._out]
-        buffers = self._buffers_type(*[a.ctypes.data for a in arrays],
-                                     *[o.ctypes.data for o in outputs])
+        if len(args) != len(self._plan):
+            check_count(self.signature, args)
+        # A call on small arrays costs what Python does here, so the common case (an
+        # ndarray already of the right dtype, shape and layout) takes the shortest path;
+        # anything else goes through `coerce`, which converts or raises.
+        arrays = []
+        addresses = []
+        for a, (i, spec, dt, shape, exports) in zip(args, self._plan):
+            if not (type(a) is np.ndarray and a.dtype is dt and a.shape == shape
+                    and _dense(a.flags)):
+                a = coerce(a, spec, i, dt)
+            arrays.append(a)
+            addresses.append(_address(a) if exports else a.ctypes.data)
+        outputs = []
+        for shape, dt, exports in self._out_plan:
+            o = np.empty(shape, dt)
+            outputs.append(o)
+            addresses.append(_c_char_at(o) if exports else o.ctypes.data)
+        buffers = self._buffers_type(*addresses)
         self._call(buffers)
         if len(outputs) == 1:
             return outputs[0]

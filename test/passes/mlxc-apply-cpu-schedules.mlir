@@ -21,12 +21,12 @@ func.func @matmul(%a: tensor<64x512xf32>, %b: tensor<512x96xf32>) -> tensor<64x9
   return %r : tensor<64x96xf32>
 }
 
-// Elementwise: one row at a time in vectors of 64 (200 = 4 x 50: the largest
-// divisor up to 64 gives full tiles and static vectors).
+// Elementwise: one row at a time in vectors of up to 64 (200 = 5 x 40: a divisor
+// gives full tiles and static vectors, a multiple of 8 whole registers).
 // CHECK-LABEL: func.func @exp
 // CHECK: scf.for {{.*}} = %c0 to %c16 step %c1
-// CHECK: scf.for {{.*}} = %c0 to %c200 step %c50
-// CHECK: math.exp {{.*}} : vector<1x50xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c200 step %c40
+// CHECK: math.exp {{.*}} : vector<1x40xf32>
 func.func @exp(%a: tensor<16x200xf32>) -> tensor<16x200xf32> {
   %e = tensor.empty() : tensor<16x200xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<16x200xf32>) outs(%e : tensor<16x200xf32>) {
@@ -96,4 +96,54 @@ func.func @column_sum(%a: tensor<300x128xf32>) -> tensor<128xf32> {
 func.func @column_insert(%x: tensor<4x5xf32>, %c: tensor<4xf32>, %j: index) -> tensor<4x5xf32> {
   %r = tensor.insert_slice %c into %x[0, %j] [4, 1] [1, 1] : tensor<4xf32> into tensor<4x5xf32>
   return %r : tensor<4x5xf32>
+}
+
+// A row maximum: each row's 512 elements combined lane-wise into a 64-lane
+// accumulator carried in registers across the row, then one halving tree
+// (64 -> 32 -> ... -> 1) instead of a horizontal reduction per chunk.
+// CHECK-LABEL: func.func @row_max
+// CHECK: scf.for %[[I:.*]] = %c0 to %c2048 step %c1
+// CHECK: %[[ACC:.*]] = scf.for %[[K:.*]] = %c0 to %c512 step %c64 iter_args(%[[A:.*]] = %{{.*}}) -> (vector<1x64xf32>)
+// CHECK:   %[[X:.*]] = vector.transfer_read %arg0[%[[I]], %[[K]]]{{.*}} vector<1x64xf32>
+// CHECK:   arith.maximumf %[[A]], %[[X]] : vector<1x64xf32>
+// CHECK: vector.shape_cast %[[ACC]] : vector<1x64xf32> to vector<64xf32>
+// CHECK: arith.maximumf {{.*}} : vector<32xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<2xf32>
+// CHECK: %[[LAST:.*]] = arith.maximumf {{.*}} : vector<1xf32>
+// CHECK: arith.maximumf %{{.*}}, %[[LAST]] : vector<1xf32>
+func.func @row_max(%a: tensor<2048x512xf32>) -> tensor<2048xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<2048xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<2048xf32>) -> tensor<2048xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<2048x512xf32>) outs(%f : tensor<2048xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.maximumf %o, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<2048xf32>
+  return %r : tensor<2048xf32>
+}
+
+// A full reduction of x * x: one accumulator across rows and columns; 1000 columns
+// give 40 lanes (the largest divisor up to 64), halved to 5 and then reduced.
+// CHECK-LABEL: func.func @mean_square
+// CHECK: scf.for {{.*}} = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<1x40xf32>)
+// CHECK: scf.for {{.*}} = %c0 to %c1000 step %c40 iter_args({{.*}}) -> (vector<1x40xf32>)
+// CHECK: arith.mulf {{.*}} : vector<1x40xf32>
+// CHECK: arith.addf {{.*}} : vector<1x40xf32>
+// CHECK: arith.addf {{.*}} : vector<20xf32>
+// CHECK: arith.addf {{.*}} : vector<10xf32>
+// CHECK: arith.addf {{.*}} : vector<5xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [0, 1] : vector<1x5xf32> to f32
+func.func @mean_square(%a: tensor<16x1000xf32>) -> tensor<f32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%a : tensor<16x1000xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
 }

@@ -90,6 +90,15 @@ def test_fit_picks_the_largest_divisor():
     assert schedules.fit(5, 64) == 5
 
 
+def test_vector_lanes_fill_whole_registers():
+    assert schedules.vector_lanes(1024) == 64
+    assert schedules.vector_lanes(768) == 64
+    assert schedules.vector_lanes(1000) == 40   # not 50: 2.5 registers, not 3 + 2 lanes
+    assert schedules.vector_lanes(24) == 24
+    assert schedules.vector_lanes(1009) == 1    # a prime: left to the caller
+    assert schedules.vector_lanes(5) == 5
+
+
 def test_matmul_is_tiled_and_vectorized():
     rng = np.random.default_rng(6)
     text = jax.export.export(jax.jit(lambda a, b: a @ b))(_f(rng, 64, 512), _f(rng, 512, 96)).mlir_module()
@@ -105,3 +114,44 @@ def test_rank0_ops_that_gather_stay_scalar():
     # rank-0 linalg op, which the vectorizer crashed on (the whole process).
     rng = np.random.default_rng(7)
     _check(lambda x: (jnp.quantile(x, 0.3), jnp.median(x)), _f(rng, 15))
+
+
+@pytest.mark.parametrize("shape", [(64, 512), (33, 1000), (5, 768), (7, 24), (3, 4, 320)])
+def test_row_reductions_with_a_vector_accumulator(shape):
+    # Rows reduced lane-wise into a vector accumulator, then a halving tree: sums,
+    # products, extrema, full reductions, and lengths with no power-of-two divisor
+    # (1000 -> 40 lanes, a tree down to 5 lanes).
+    rng = np.random.default_rng(8)
+    x = _f(rng, *shape)
+    _check(lambda x: (x.sum(-1), x.max(-1), x.min(-1), jnp.mean(x * x), jnp.abs(x).max(),
+                      jnp.prod(1.0 + 0.001 * x, axis=-1), x.sum(tuple(range(1, x.ndim)))), x)
+
+
+def test_row_reductions_of_integers_and_halves():
+    rng = np.random.default_rng(9)
+    i = rng.integers(-1000, 1000, (9, 512)).astype(np.int32)
+    _check(lambda i: (i.sum(1), i.max(1), i.min(1), jnp.bitwise_xor.reduce(i, axis=1)), i)
+    h = _f(rng, 9, 512)
+    for dtype in (jnp.bfloat16, jnp.float16):
+        _check(lambda h: (h.astype(dtype).max(1), h.astype(dtype).sum(1)), h, rtol=1e-2)
+
+
+def test_row_extrema_propagate_nan():
+    # (-0.0 against 0.0 is left out: XLA's max does not order signed zeros.)
+    x = np.full((6, 256), -0.0, np.float32)
+    x[0, 3], x[1, 255], x[2, 128] = np.nan, np.nan, 0.0
+    x[3] = np.arange(256, dtype=np.float32)
+    x[4, 77] = -np.inf
+    exe = _compile(lambda x: (x.max(1), x.min(1), jnp.argmax(x, 1)), x)
+    got = exe(x)
+    want = [np.asarray(w) for w in jax.jit(lambda x: (x.max(1), x.min(1), jnp.argmax(x, 1)))(x)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_row_reduction_schedule_keeps_the_accumulator_in_registers():
+    rng = np.random.default_rng(10)
+    text = jax.export.export(jax.jit(lambda x: x.max(1)))(_f(rng, 16, 512)).mlir_module()
+    fused = mlxc.lower(text, stop_after="fuse")
+    assert "-> (vector<1x64xf32>)" in fused  # carried across the reduction loop
+    assert "vector<1x512xf32>" not in fused

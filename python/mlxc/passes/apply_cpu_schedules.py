@@ -65,6 +65,10 @@ def _tile_sequence(index: int, schedule) -> str:
             lines.append(f"    %t{level}{loop_names} = transform.structured.tile_using_for "
                          f"{handle} tile_sizes {sizes} : ({_ANY}) -> ({results})")
         handle = f"%t{level}"
+    if schedule.reduction:
+        lines.append(f"    %fill, %part, %merge, %rl = transform.structured.tile_reduction_using_for "
+                     f"{handle} by tile_sizes = {schedule.reduction} : ({_ANY}) -> "
+                     f"({_ANY}, {_ANY}, {_ANY}, {_ANY})")
     if schedule.decompose:
         lines.append(f"    %d = transform.structured.decompose {handle} : ({_ANY}) -> {_ANY}")
     lines.append("    transform.yield\n  }")
@@ -148,7 +152,7 @@ def _unsafe_to_vectorize(func) -> bool:
 
 
 def run(module) -> None:
-    from ..targets.cpu import schedules
+    from ..targets.cpu import reduction_trees, schedules
 
     # Named ops without a schedule of their own (transpose, pooling, ...) become
     # linalg.generic, which the elementwise schedule tiles like any other.
@@ -174,6 +178,7 @@ def run(module) -> None:
     for i in range(len(chosen)):
         _apply(module, script, f"op{i}")
     _apply(module, script, "vectorize")
+    reduction_trees.rewrite_row_reductions(module)
     _hoist(module)
     for op in irutil.walk(module):
         for tag in (_TAG, _VECTORIZE_TAG, _HOIST_TAG):

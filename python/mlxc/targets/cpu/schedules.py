@@ -14,8 +14,15 @@ The sizes target AVX-512 (16 f32 per register, 32 registers):
   decomposed to a 1-D convolution that the vectorizer handles: 8 output pixels x 32
   output channels accumulate in registers across the taps and channels (a whole
   filter row and all channels unrolled made LLVM take seconds);
-- everything else (elementwise, broadcasts, reductions, fills): every loop tiled to 1
-  except the innermost, which becomes a vector of up to 64 elements.
+- reductions along the contiguous dimension (row sums and maxima, full reductions):
+  each row tiled to 1, then the reduction split into 64-element chunks combined
+  lane by lane into a 64-element accumulator (four AVX-512 registers: four
+  independent dependency chains) kept in registers across the whole reduction; one
+  horizontal reduction per row at the end instead of one per chunk;
+- everything else (elementwise, broadcasts, column reductions, fills): every loop
+  tiled to 1 except the one along the contiguous dimension, which becomes a vector of
+  up to 64 elements (a column reduction then keeps its vector of partial sums in
+  registers across the rows).
 
 Ops whose shape or body does not fit a schedule stay scalar loops, which is correct,
 only slower.
@@ -32,6 +39,14 @@ VECTOR = 64        # elements per vector of an elementwise or reduction op
 REG_M, REG_N = 8, 32
 CACHE_M, CACHE_N, CACHE_K = 64, 256, 256
 MAX_VECTOR = 1024   # a longer innermost dim with no good divisor is not vectorized
+MIN_ACCUMULATOR = 8  # a reduction with no chunk size between this and VECTOR keeps one chunk per row
+
+# Combiners with a neutral element (what tile_reduction_using_for fills the
+# accumulator with): a body ending in one of these, fed by the output element, can
+# be reduced lane by lane.
+_COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "arith.maxnumf",
+              "arith.minnumf", "arith.addi", "arith.muli", "arith.ori", "arith.andi",
+              "arith.xori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui")
 
 # Named ops with a schedule of their own; mlxc-apply-cpu-schedules turns every other
 # named op into a linalg.generic first.
@@ -45,9 +60,13 @@ class Schedule:
     levels: list[list[int]]     # tile sizes per loop, outermost level first
     decompose: bool = False     # 2-D convolution to 1-D after tiling
     parallel_levels: int = 0    # the first levels tile with scf.forall (independent tiles)
+    # After the levels: tile_reduction_using_for sizes (a lane-wise accumulator of
+    # that shape carried across the reduction loops), or None.
+    reduction: Optional[list[int]] = None
 
     def describe(self) -> str:
-        return f"{self.kind} tiles {' -> '.join(str(l) for l in self.levels)}"
+        levels = self.levels + ([self.reduction] if self.reduction else [])
+        return f"{self.kind} tiles {' -> '.join(str(l) for l in levels)}"
 
 
 def fit(size: int, want: int) -> int:
@@ -56,6 +75,17 @@ def fit(size: int, want: int) -> int:
         if size % t == 0:
             return t
     return 1
+
+
+def vector_lanes(size: int, want: int = VECTOR) -> int:
+    """Lanes of a vector along a dimension of `size`: a divisor (full tiles, static
+    vectors) that fills whole registers when one exists (1000 -> 40 = 2.5 AVX-512
+    registers rather than 50 = 3 registers and 2 lanes), else `fit`."""
+    for multiple in (16, 8):
+        for t in range(min(size, want) // multiple * multiple, 0, -multiple):
+            if size % t == 0:
+                return t
+    return fit(size, want)
 
 
 def _static_shape(t: ir.Type) -> Optional[list[int]]:
@@ -138,11 +168,52 @@ def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = Non
         # vector: a vector load or store would mix them up. One element per tile.
         return Schedule("scalar", [[0 if r == 1 else 1 for r in ranges]])
     d = len(ranges) - 1 if dim is None else dim
-    tiles[d] = fit(ranges[d], VECTOR)
+    tiles[d] = vector_lanes(ranges[d])
     if tiles[d] < 8 and ranges[d] <= MAX_VECTOR:
         # e.g. 1000 = 8 x 125 or a prime: one whole row is a better vector
         tiles[d] = ranges[d]
     return Schedule("elementwise", [[0 if t == r else t for t, r in zip(tiles, ranges)]])
+
+
+def _iterators(op) -> list[str]:
+    return [str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+
+
+def _lane_wise_combiner(op) -> bool:
+    """Whether the body of a one-result generic ends in `out = combiner(out, value)` with
+    the output element used nowhere else: then partial results per lane combine
+    exactly as the whole reduction would."""
+    if len(op.results) != 1:
+        return False
+    block = op.regions[0].blocks[0]
+    out = block.arguments[len(block.arguments) - 1]
+    ops = list(block.operations)
+    yielded = ops[-1].operands[0]
+    combiner = yielded.owner
+    if isinstance(combiner, ir.Block) or combiner.name not in _COMBINERS:
+        return False
+    uses = [u.owner for u in out.uses]
+    return len(uses) == 1 and uses[0] == combiner and out in list(combiner.operands)
+
+
+def _row_reduction(op, ranges: list[int], dim: int) -> Optional[Schedule]:
+    """Reductions whose contiguous (vector) loop is a reduction: one row at a time, the
+    reduction loops accumulated lane-wise into a vector, reduced horizontally once."""
+    iterators = _iterators(op)
+    if iterators[dim] != "reduction" or not _body_ok(op) or not _lane_wise_combiner(op):
+        return None
+    lanes = vector_lanes(ranges[dim])
+    if lanes < MIN_ACCUMULATOR:
+        return None
+    reduced = 1
+    for r, it in zip(ranges, iterators):
+        reduced *= r if it == "reduction" else 1
+    if reduced <= lanes:
+        return None  # one chunk: nothing to carry
+    rows = [1 if it == "parallel" and r > 1 else 0 for r, it in zip(ranges, iterators)]
+    chunks = [0 if it == "parallel" else (lanes if d == dim else 1)
+              for d, it in enumerate(iterators)]
+    return Schedule("reduction", [rows], reduction=chunks)
 
 
 def _contraction(ranges: list[int], m: list[int], n: list[int], k: list[int],
@@ -217,5 +288,10 @@ def choose(op) -> Optional[Schedule]:
         ranges = _generic_ranges(op)
         if ranges is None:
             return None
-        return _innermost(ranges, _has_sub_byte(op), _vector_dim(op, ranges))
+        dim = _vector_dim(op, ranges)
+        if ranges and 0 not in ranges and not _has_sub_byte(op):
+            sched = _row_reduction(op, ranges, dim)
+            if sched is not None:
+                return sched
+        return _innermost(ranges, _has_sub_byte(op), dim)
     return None

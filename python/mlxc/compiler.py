@@ -7,7 +7,8 @@ import threading
 from typing import Optional
 
 from . import cache, settings, targets
-from ._mlir import ir, new_context
+from ._mlir import ir
+from .compile_context import compile_context, pass_managers
 from .errors import DynamicShapeError
 from .frontend import source as frontend
 from .passes import record_signature, select_entry
@@ -39,7 +40,8 @@ def _run(module, tgt, entry: str, start_after: Optional[str], stop_after: Option
     if dump_dir and start is None:
         runner.dump(module, dump_dir, 0, "input")
     runner.run_stages(module, todo.stages, first_index=first,
-                      options=runner.RunOptions(dump_dir=dump_dir, verify_each=False))
+                      options=runner.RunOptions(dump_dir=dump_dir, verify_each=False,
+                                                pass_managers=pass_managers(module.context)))
 
 
 def _entry_signature(module, entry: str):
@@ -74,8 +76,7 @@ def compile(source, target: str = "cpu", entry: str = "main", *, name: Optional[
     cached = cache.lookup(key)
     if cached is not None:
         return cached
-    ctx = new_context()
-    with ctx, ir.Location.unknown():
+    with compile_context(source):
         loaded = frontend.load(source, name=name)
         module = loaded.module
         if start_after is None and _is_dynamic(module, entry):
@@ -90,8 +91,7 @@ def lower(source, target: str = "cpu", entry: str = "main", *, stop_after: Optio
           start_after: Optional[str] = None, name: Optional[str] = None) -> str:
     """The IR of `source` after stage `stop_after` (default: the last), as text."""
     tgt = targets.get(target)
-    ctx = new_context()
-    with ctx, ir.Location.unknown():
+    with compile_context(source):
         module = frontend.load(source, name=name).module
         _run(module, tgt, entry, start_after, stop_after)
         return module.operation.get_asm()
@@ -124,8 +124,7 @@ class SpecializingExecutable:
                 if not t.shape and t.dtype.kind in "iu"]
 
     def _compile(self, arrays, by_value: bool) -> Executable:
-        ctx = new_context()
-        with ctx, ir.Location.unknown():
+        with compile_context(self._bytecode):
             module = ir.Module.parse(self._bytecode)
             types = [str(ir.RankedTensorType.get(a.shape, ir.Type.parse(spec.element_type)))
                      for a, spec in zip(arrays, self.signature.inputs)]

@@ -31,6 +31,11 @@ class RunOptions:
     # a stage whose result is invalid is replayed pass by pass, verifier on, to name
     # the pass that broke it.
     verify_each: bool = True
+    # Pass managers kept from earlier runs in the same context, by pipeline text:
+    # building one, and the first run that initializes its passes (canonicalize
+    # gathers the patterns of every loaded op), costs as much as running it on a small
+    # program. The caller owns the dict and drops it with the context.
+    pass_managers: Optional[dict] = None
 
 
 def build_pass_manager(passes: Sequence[Pass], context: ir.Context,
@@ -165,10 +170,17 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
     """
     opts = options or RunOptions()
     for offset, stage in enumerate(stages):
-        pm = build_pass_manager(stage.passes, module.context, opts)
+        pm, key = None, None
+        if opts.pass_managers is not None:
+            key = (render(stage.passes), opts.print_ir_after_all, opts.timing, opts.verify_each)
+            pm = opts.pass_managers.get(key)
+        if pm is None:
+            pm = build_pass_manager(stage.passes, module.context, opts)
         snapshot = module.operation.clone() if opts.repro else None
         try:
             _run_stage(pm, module, opts)
+            if key is not None:
+                opts.pass_managers[key] = pm
         except (ir.MLIRError, CompileError) as e:
             command, first_error = None, None
             if snapshot is not None:

@@ -22,9 +22,10 @@ func.func @matmul(%a: tensor<64x512xf32>, %b: tensor<512x96xf32>) -> tensor<64x9
 }
 
 // Elementwise: one row at a time in vectors of up to 64 (200 = 5 x 40: a divisor
-// gives full tiles and static vectors, a multiple of 8 whole registers).
+// gives full tiles and static vectors, a multiple of 8 whole registers); the rows are
+// independent tiles of an scf.forall (threads, when the work is worth it).
 // CHECK-LABEL: func.func @exp
-// CHECK: scf.for {{.*}} = %c0 to %c16 step %c1
+// CHECK: scf.forall ({{.*}}) in (16)
 // CHECK: scf.for {{.*}} = %c0 to %c200 step %c40
 // CHECK: math.exp {{.*}} : vector<1x40xf32>
 func.func @exp(%a: tensor<16x200xf32>) -> tensor<16x200xf32> {
@@ -39,9 +40,9 @@ func.func @exp(%a: tensor<16x200xf32>) -> tensor<16x200xf32> {
 
 // Booleans are bytes in memory but packed bits in LLVM vectors: one element per tile.
 // CHECK-LABEL: func.func @compare
-// CHECK: scf.for {{.*}} = %c0 to %c16 step %c1
+// CHECK: scf.forall ({{.*}}) in (16)
 // CHECK: scf.for {{.*}} = %c0 to %c200 step %c1
-// CHECK: vector.transfer_write {{.*}} : vector<1x1xi1>, tensor<16x200xi1>
+// CHECK: vector.transfer_write {{.*}} : vector<1x1xi1>, tensor<1x200xi1>
 func.func @compare(%a: tensor<16x200xf32>, %b: tensor<16x200xf32>) -> tensor<16x200xi1> {
   %e = tensor.empty() : tensor<16x200xi1>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<16x200xf32>, tensor<16x200xf32>) outs(%e : tensor<16x200xi1>) {
@@ -68,12 +69,13 @@ func.func @strided_insert(%a: tensor<4x4xf32>) -> tensor<4x8xf32> {
 
 // A sum over rows (axis 0): vectors run along the parallel loop, which is the
 // contiguous dimension of the input, with the partial sums carried in registers
-// across the reduction loop; running along the reduction would read columns.
+// across the reduction loop; running along the reduction would read columns. The
+// column tiles are independent: an scf.forall.
 // CHECK-LABEL: func.func @column_sum
-// CHECK: scf.for %[[J:.*]] = %c0 to %c128 step %c64
-// CHECK: %[[ACC:.*]] = vector.transfer_read %{{.*}}[%[[J]]]{{.*}} vector<64xf32>
+// CHECK: scf.forall (%[[T:.*]]) in (2)
+// CHECK: %[[ACC:.*]] = vector.transfer_read %{{.*}} vector<64xf32>
 // CHECK: scf.for %[[I:.*]] = %c0 to %c300 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<64xf32>)
-// CHECK: vector.transfer_read %arg0[%[[I]], %[[J]]]{{.*}} vector<{{(1x)?}}64xf32>
+// CHECK: vector.transfer_read %arg0[%[[I]], %{{.*}}]{{.*}} vector<{{(1x)?}}64xf32>
 // CHECK: arith.addf {{.*}} : vector<64xf32>
 func.func @column_sum(%a: tensor<300x128xf32>) -> tensor<128xf32> {
   %cst = arith.constant 0.0 : f32
@@ -98,11 +100,30 @@ func.func @column_insert(%x: tensor<4x5xf32>, %c: tensor<4xf32>, %j: index) -> t
   return %r : tensor<4x5xf32>
 }
 
+// Rank-reducing inserts that drop only leading unit dimensions are written where the
+// vectorizer puts them, so their functions are vectorized: a scalar stored into a
+// vector (lax.scan's stacked output of a per-step sum) and a row.
+// CHECK-LABEL: func.func @scalar_insert
+// CHECK: %[[V:.*]] = vector.transfer_read %arg1[]{{.*}} : tensor<f32>, vector<f32>
+// CHECK: vector.transfer_write %[[V]], %arg0[%arg2] : vector<f32>, tensor<32xf32>
+func.func @scalar_insert(%x: tensor<32xf32>, %c: tensor<f32>, %j: index) -> tensor<32xf32> {
+  %r = tensor.insert_slice %c into %x[%j] [1] [1] : tensor<f32> into tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+
+// CHECK-LABEL: func.func @row_insert
+// CHECK: %[[V:.*]] = vector.transfer_read %arg1[%{{.*}}]{{.*}} : tensor<5xf32>, vector<5xf32>
+// CHECK: vector.transfer_write %[[V]], %arg0[%arg2, %{{.*}}] {in_bounds = [true]} : vector<5xf32>, tensor<4x5xf32>
+func.func @row_insert(%x: tensor<4x5xf32>, %c: tensor<5xf32>, %j: index) -> tensor<4x5xf32> {
+  %r = tensor.insert_slice %c into %x[%j, 0] [1, 5] [1, 1] : tensor<5xf32> into tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
+
 // A row maximum: each row's 512 elements combined lane-wise into a 64-lane
 // accumulator carried in registers across the row, then one halving tree
 // (64 -> 32 -> ... -> 1) instead of a horizontal reduction per chunk.
 // CHECK-LABEL: func.func @row_max
-// CHECK: scf.for %[[I:.*]] = %c0 to %c2048 step %c1
+// CHECK: scf.forall (%[[I:.*]]) in (2048)
 // CHECK: %[[ACC:.*]] = scf.for %[[K:.*]] = %c0 to %c512 step %c64 iter_args(%[[A:.*]] = %{{.*}}) -> (vector<1x64xf32>)
 // CHECK:   %[[X:.*]] = vector.transfer_read %arg0[%[[I]], %[[K]]]{{.*}} vector<1x64xf32>
 // CHECK:   arith.maximumf %[[A]], %[[X]] : vector<1x64xf32>

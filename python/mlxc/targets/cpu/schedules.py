@@ -30,7 +30,7 @@ only slower.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..._mlir import ir
@@ -242,8 +242,40 @@ def _contraction(ranges: list[int], m: list[int], n: list[int], k: list[int],
     return Schedule("contraction", levels, parallel_levels=1 if any(outer) else 0)
 
 
+def _threaded(sched: Optional[Schedule], iterators: list[str]) -> Optional[Schedule]:
+    """The outermost loop that the first level tiles and whose tiles are independent
+    (a parallel loop) becomes a level of its own, tiled with scf.forall: the tiles can
+    run on several threads. mlxc-parallelize-tile-loops decides, after bufferization,
+    whether the work is worth it; otherwise the forall becomes a plain loop again."""
+    if sched is None or sched.parallel_levels or not sched.levels:
+        return sched
+    first = sched.levels[0]
+    for d, (size, iterator) in enumerate(zip(first, iterators)):
+        if size and iterator == "parallel":
+            outer = [size if i == d else 0 for i in range(len(first))]
+            rest = [0 if i == d else t for i, t in enumerate(first)]
+            levels = [outer] + ([rest] if any(rest) else []) + sched.levels[1:]
+            return replace(sched, levels=levels, parallel_levels=1)
+    return sched
+
+
 def choose(op) -> Optional[Schedule]:
     """The schedule for one linalg op on tensors, or None to leave it as loops."""
+    sched = _choose(op)
+    if sched is None or sched.parallel_levels:
+        return sched
+    if op.name == "linalg.generic":
+        iterators = _iterators(op)
+    elif op.name == "linalg.conv_2d_nhwc_hwcf":
+        iterators = ["parallel"] * 4 + ["reduction"] * 3
+    elif op.name == "linalg.fill":
+        iterators = ["parallel"] * len(sched.levels[0])
+    else:
+        return sched
+    return _threaded(sched, iterators)
+
+
+def _choose(op) -> Optional[Schedule]:
     from ..._mlir import linalg
 
     name = op.name

@@ -10,9 +10,11 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 
 import mlxc
 from helpers import as_tuple, export_program
@@ -38,12 +40,28 @@ def _mlp(x, w1, w2):
     return jnp.maximum(x @ w1, 0) @ w2
 
 
+def _elementwise(x, y):
+    return jnp.tanh(x) * y + jnp.sqrt(jnp.abs(y))
+
+
+def _reductions(x):
+    return x.sum(0), x.max(1), jnp.mean(x * x), jax.nn.softmax(x, axis=-1)
+
+
+def _conv(x, w):
+    return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 def _large_programs():
     rng = np.random.default_rng(0)
     f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)  # noqa: E731
     return {
         "matmul_epilogue": (_matmul_epilogue, (f32(256, 512), f32(512, 256), f32(256, 256))),
         "mlp": (_mlp, (f32(128, 512), f32(512, 1024) / 20, f32(1024, 256) / 30)),
+        # Not contractions: their outer row (or column, or image) tiles are the threads'.
+        "elementwise": (_elementwise, (f32(512, 300), f32(512, 300))),
+        "reductions": (_reductions, (f32(1000, 520),)),
+        "conv": (_conv, (f32(4, 20, 20, 16), f32(3, 3, 16, 24))),
     }
 
 
@@ -59,7 +77,8 @@ def _llvm_dump(folder) -> str:
 
 
 # 3 threads: more than this machine's cores (and the pool grows from 2 to 3).
-@pytest.mark.parametrize("name,threads", [("matmul_epilogue", 2), ("mlp", 2), ("mlp", 3)])
+@pytest.mark.parametrize("name,threads", [("matmul_epilogue", 2), ("mlp", 2), ("mlp", 3),
+                                          ("elementwise", 2), ("reductions", 2), ("conv", 3)])
 def test_threads_on_and_off_give_equal_results(name, threads, tmp_path):
     fn, args = _large_programs()[name]
     text, _, ref = export_program(fn, *args)

@@ -37,6 +37,9 @@ REGISTRY: dict[str, str] = {
     "mlxc-fold-unit-extent-dims": "mlxc.passes.fold_unit_extent_dims",
     "mlxc-apply-cpu-schedules": "mlxc.passes.apply_cpu_schedules",
     "mlxc-record-temp-memory": "mlxc.passes.record_temp_memory",
+    "mlxc-recompute-elementwise": "mlxc.passes.recompute_elementwise",
+    "mlxc-elementwise-in-place": "mlxc.passes.elementwise_in_place",
+    "mlxc-early-dealloc": "mlxc.passes.early_dealloc",
     "mlxc-parallelize-tile-loops": "mlxc.passes.parallelize_tile_loops",
     "mlxc-inline-alloca-scopes": "mlxc.passes.inline_alloca_scopes",
     # The cuda target's passes live with the target.

@@ -94,6 +94,24 @@ def fuse_stage() -> Stage:
                   anchor="func.func"),
         mlir_pass("canonicalize", "fold the fused bodies"),
         mlir_pass("cse", "share duplicated computations"),
+        # The fusion above leaves producers with several consumers unfused (its control
+        # function, one consumer only, is C++): copy the cheap ones and fuse again.
+        Pass("mlxc-fold-unit-extent-dims", (), (),
+             "drop the size-1 (keepdims) dimensions the fusion reshaped reductions into, "
+             "so that a producer's consumers read it directly, not through reshapes"),
+        Pass("mlxc-recompute-elementwise", (), (),
+             "a copy of each cheap elementwise producer per consumer, so the fusion below "
+             "recomputes it in all (softmax keeps only its row vectors, as XLA does)"),
+        mlir_pass("linalg-fuse-elementwise-ops", "fuse those copies", anchor="func.func"),
+        mlir_pass("canonicalize", "fold the fused bodies"),
+        mlir_pass("cse", "merge the copies the fusion declined back into one"),
+        Pass("mlxc-fold-unit-extent-dims", (), (),
+             "drop size-1 dimensions again: a broadcast of a (n, 1) tensor then reads one "
+             "scalar per row instead of a gather (the CPU schedules need it)"),
+        # After the last fold: upstream's fold moves a destination that is read to an input.
+        Pass("mlxc-elementwise-in-place", (), (),
+             "an elementwise op whose input dies there (a matmul's bias + relu epilogue) "
+             "takes that input as its destination, so bufferization writes it in place"),
     ])
 
 
@@ -123,6 +141,9 @@ def bufferize_stage() -> Stage:
         mlir_pass("convert-bufferization-to-memref",
                   "lower the deallocation ops; must follow the deallocation pipeline"),
         mlir_pass("canonicalize", "drop copies and casts made redundant"),
+        Pass("mlxc-early-dealloc", (), (),
+             "free each temporary after its last use, not at the end of the function, so "
+             "malloc hands its memory to the next allocation (XLA reuses dead buffers)"),
     ])
 
 

@@ -11,11 +11,10 @@ from ...pipelines.model import mlir_pass
 def schedule_passes() -> list[Pass]:
     if not settings.get("cpu_schedules"):
         return []
+    # The common fuse stage has already dropped size-1 dimensions (mlxc-fold-unit-extent-
+    # dims), which the schedules need; running it again here would undo
+    # mlxc-elementwise-in-place (upstream's fold moves a read destination to an input).
     return [
-        Pass("mlxc-fold-unit-extent-dims", (), (),
-             "drop size-1 dimensions (the keepdims of reductions): a broadcast of a (n, 1) "
-             "tensor then reads one scalar per row instead of a gather (upstream's pass, "
-             "skipped for a function where it builds invalid IR)"),
         Pass("mlxc-apply-cpu-schedules", (), (),
              "tile and vectorize each linalg op for the host CPU (schedules.py: per op kind "
              "and shape), on tensors so the matmul accumulator stays in registers"),

@@ -40,6 +40,96 @@ func.func @while_loop(%n: tensor<i64>, %x: tensor<4xui32>) -> (tensor<i64>, tens
 
 // -----
 
+// A counted loop (lax.scan, fori_loop with constant bounds): `i < 8` on a counter
+// that starts at the constant 2 and steps by one becomes scf.for from 2 to 8. The
+// body reads the counter as a rank-0 tensor rebuilt from the induction variable; the
+// counter is neither carried nor yielded, and after the loop it is the bound.
+// CHECK-LABEL: func.func @counted
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[XS:.*]]: tensor<8x4xf32>)
+// CHECK-DAG: %[[BOUND:.*]] = stablehlo.constant dense<8> : tensor<i32>
+// CHECK-DAG: %[[LO:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[HI:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[STEP:.*]] = arith.constant 1 : index
+// CHECK: %[[F:.*]] = scf.for %[[IV:.*]] = %[[LO]] to %[[HI]] step %[[STEP]] iter_args(%[[H:.*]] = %[[X]]) -> (tensor<4xf32>) {
+// CHECK:   %[[I:.*]] = arith.index_cast %[[IV]] : index to i32
+// CHECK:   %[[T:.*]] = tensor.from_elements %[[I]] : tensor<i32>
+// CHECK:   stablehlo.dynamic_slice %[[XS]], %[[T]]
+// CHECK:   %[[A:.*]] = stablehlo.add %[[H]], %{{.*}} : tensor<4xf32>
+// CHECK:   scf.yield %[[A]] : tensor<4xf32>
+// CHECK: return %[[BOUND]], %[[F]]
+// CHECK-NOT: scf.while
+func.func @counted(%x: tensor<4xf32>, %xs: tensor<8x4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+  %c0 = stablehlo.constant dense<2> : tensor<i32>
+  %r0, %r1 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %n = stablehlo.constant dense<8> : tensor<i32>
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, sizes = [1, 4] : (tensor<8x4xf32>, tensor<i32>, tensor<i32>) -> tensor<1x4xf32>
+    %r = stablehlo.reshape %row : (tensor<1x4xf32>) -> tensor<4xf32>
+    %a = stablehlo.add %h, %r : tensor<4xf32>
+    %ni = stablehlo.add %one, %i : tensor<i32>
+    stablehlo.return %ni, %a : tensor<i32>, tensor<4xf32>
+  }
+  return %r0, %r1 : tensor<i32>, tensor<4xf32>
+}
+
+// -----
+
+// Not counted loops, which stay scf.while: a start not below the bound (the loop must
+// visibly run, see control_flow.py), an unsigned comparison, a step of 2, and a
+// condition that reads another carried value.
+// CHECK-LABEL: func.func @not_counted
+// CHECK-COUNT-4: scf.while
+// CHECK-NOT: scf.for
+func.func @not_counted(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c9 = stablehlo.constant dense<9> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %two = stablehlo.constant dense<2> : tensor<i32>
+  %a:2 = stablehlo.while(%i = %c9, %v = %x) : tensor<i32>, tensor<f32>
+  cond {
+    %c = stablehlo.compare LT, %i, %c9, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %ni = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %ni, %v : tensor<i32>, tensor<f32>
+  }
+  %b:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<f32>
+  cond {
+    %c = stablehlo.compare LT, %i, %c9, UNSIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %ni = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %ni, %v : tensor<i32>, tensor<f32>
+  }
+  %e:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<f32>
+  cond {
+    %c = stablehlo.compare LT, %i, %c9, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %ni = stablehlo.add %i, %two : tensor<i32>
+    stablehlo.return %ni, %v : tensor<i32>, tensor<f32>
+  }
+  %d:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<f32>
+  cond {
+    %c = stablehlo.compare LT, %i, %c9, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %p = stablehlo.compare GT, %v, %z : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %q = stablehlo.and %c, %p : tensor<i1>
+    stablehlo.return %q : tensor<i1>
+  } do {
+    %ni = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %ni, %v : tensor<i32>, tensor<f32>
+  }
+  return %a#1, %b#1, %e#1, %d#1 : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
 // Values that may already live in a carried buffer, or whose buffer is read after the
 // yield, are yielded as they are: here the carried values swap places.
 // CHECK-LABEL: func.func @while_swap

@@ -119,6 +119,25 @@ func.func @row_insert(%x: tensor<4x5xf32>, %c: tensor<5xf32>, %j: index) -> tens
   return %r : tensor<4x5xf32>
 }
 
+// Rank-reducing inserts that drop only leading unit dimensions are written where the
+// vectorizer puts them, so their functions are vectorized: a scalar stored into a
+// vector (lax.scan's stacked output of a per-step sum) and a row.
+// CHECK-LABEL: func.func @scalar_insert
+// CHECK: %[[V:.*]] = vector.transfer_read %arg1[]{{.*}} : tensor<f32>, vector<f32>
+// CHECK: vector.transfer_write %[[V]], %arg0[%arg2] : vector<f32>, tensor<32xf32>
+func.func @scalar_insert(%x: tensor<32xf32>, %c: tensor<f32>, %j: index) -> tensor<32xf32> {
+  %r = tensor.insert_slice %c into %x[%j] [1] [1] : tensor<f32> into tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+
+// CHECK-LABEL: func.func @row_insert
+// CHECK: %[[V:.*]] = vector.transfer_read %arg1[%{{.*}}]{{.*}} : tensor<5xf32>, vector<5xf32>
+// CHECK: vector.transfer_write %[[V]], %arg0[%arg2, %{{.*}}] {in_bounds = [true]} : vector<5xf32>, tensor<4x5xf32>
+func.func @row_insert(%x: tensor<4x5xf32>, %c: tensor<5xf32>, %j: index) -> tensor<4x5xf32> {
+  %r = tensor.insert_slice %c into %x[%j, 0] [1, 5] [1, 1] : tensor<5xf32> into tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
+
 // A row maximum: each row's 512 elements combined lane-wise into a 64-lane
 // accumulator carried in registers across the row, then one halving tree
 // (64 -> 32 -> ... -> 1) instead of a horizontal reduction per chunk.

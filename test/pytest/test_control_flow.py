@@ -149,3 +149,62 @@ def test_case_out_of_range_index_takes_last_branch():
     expected = {0: x + x, 1: x * x, 2: -x}
     for i in (-1, 0, 1, 2, 3, 2**31 - 1, -2**31):
         np.testing.assert_array_equal(exe(np.int32(i), x), expected.get(i, -x))
+
+
+# --- counted loops (constant bounds) become scf.for --------------------------------
+
+def _lowered(fn, *args) -> str:
+    text, _, _ = export_program(fn, *args)
+    return str(mlxc.lower(text, stop_after="linalg"))
+
+
+def test_scan_counter_used_as_a_value():
+    # The counter read as data (converted, broadcast) and as an index (dynamic_slice),
+    # a stacked output written per step, a carried state recomputed each step.
+    def f(xs, h):
+        def body(i, c):
+            h, ys = c
+            h = jnp.cos(h) * 0.5 + xs[i] + i.astype(jnp.float32)
+            return h, ys.at[i].set(h.sum())
+
+        return lax.fori_loop(0, xs.shape[0], body, (h, jnp.zeros(xs.shape[0], h.dtype)))
+
+    xs = np.linspace(-1, 1, 7 * 5, dtype=np.float32).reshape(7, 5)
+    _check(f, xs, np.ones(5, np.float32))
+    assert "scf.for" in _lowered(f, xs, np.ones(5, np.float32))
+
+
+def test_while_loop_counter_returned():
+    # The final counter (the bound) is a result; the start is not 0.
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < 11, lambda c: (c[0] + 1, c[1] * 1.25 + 1), (3, x))
+
+    x = np.arange(4, dtype=np.float32)
+    _check(f, x)
+    lowered = _lowered(f, x)
+    assert "scf.for" in lowered and "scf.while" not in lowered
+
+
+@pytest.mark.parametrize("start,bound", [(5, 3), (4, 4)])
+def test_loop_that_never_runs_stays_a_while(start, bound):
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < bound, lambda c: (c[0] + 1, c[1] * 2), (start, x))
+
+    x = np.arange(4, dtype=np.float32)
+    _check(f, x)
+    assert "scf.while" in _lowered(f, x)
+
+
+def test_counted_loop_i64_and_nested():
+    def f(x):
+        def outer(i, acc):
+            inner = lax.fori_loop(0, 3, lambda j, a: a * 1.5 + (i * j).astype(a.dtype), acc)
+            return inner - i.astype(acc.dtype)
+
+        return lax.fori_loop(jnp.int64(2), jnp.int64(6), outer, x)
+
+    x = np.linspace(0, 1, 6).reshape(2, 3)
+    _check(f, x, x64=True)
+    text, _, _ = export_program(f, x, x64=True)
+    lowered = str(mlxc.lower(text, stop_after="linalg"))
+    assert lowered.count("scf.for") >= 2 and "scf.while" not in lowered

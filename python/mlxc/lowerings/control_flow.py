@@ -1,5 +1,5 @@
-"""stablehlo.while, stablehlo.if and stablehlo.case as scf.while, scf.if and
-scf.index_switch.
+"""stablehlo.while, stablehlo.if and stablehlo.case as scf.while (scf.for when the
+loop counts), scf.if and scf.index_switch.
 
 The predicates and the case index are rank-0 tensors; they become scalars through
 `tensor.extract`. The region bodies move over unchanged.
@@ -7,7 +7,7 @@ The predicates and the case index are rank-0 tensors; they become scalars throug
 
 from __future__ import annotations
 
-from .._mlir import arith, ir, scf, tensor
+from .._mlir import arith, ir, scf, stablehlo, tensor
 from . import lowering
 from .regions import move_body
 
@@ -65,8 +65,107 @@ def _materialize(value, destination) -> ir.Value:
                                operands=[value, destination]).result
 
 
+def _block_argument(value, block) -> bool:
+    return isinstance(value.owner, ir.Block) and value.owner == block
+
+
+def _owner(value):
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else (owner.operation if hasattr(owner, "operation") else owner)
+
+
+def _integer(value) -> int | None:
+    """The value of a splat integer `stablehlo.constant`, else None."""
+    const = _owner(value)
+    if const is None or const.name != "stablehlo.constant":
+        return None
+    attr = ir.DenseElementsAttr(const.attributes["value"])
+    if not attr.is_splat or not isinstance(attr.get_splat_value(), ir.IntegerAttr):
+        return None
+    return ir.IntegerAttr(attr.get_splat_value()).value
+
+
+def _is_one(value) -> bool:
+    return _integer(value) == 1
+
+
+def _counter(op) -> tuple[int, ir.Value, int, int] | None:
+    """(k, bound, start, stop) when `op` is `for i in range(start, bound)` over its k-th carried value
+    (lax.scan, lax.fori_loop with constant bounds): the condition is only `i < bound`, a
+    signed comparison, the body's new `i` is `i + 1`, and start and bound are constants
+    with start < bound.
+
+    The loop must run at least once, and visibly so: otherwise its results may be its
+    initial buffers, and freeing those after the loop takes a run-time alias check that
+    the bare-pointer LLVM lowering cannot compile (scf.while, which copies the carried
+    values each iteration, never hands back its initial buffers)."""
+    cond, body = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    ops = [o.operation for o in cond.operations]
+    if any(o.name != "stablehlo.constant" for o in ops[:-2]) or len(ops) < 2:
+        return None
+    compare, ret = ops[-2], ops[-1]
+    if compare.name != "stablehlo.compare" or list(ret.operands) != [compare.result]:
+        return None
+    direction = stablehlo.ComparisonDirectionAttr(compare.attributes["comparison_direction"]).value
+    ctype = (stablehlo.ComparisonTypeAttr(compare.attributes["compare_type"]).value
+             if "compare_type" in compare.attributes else "SIGNED")
+    i, bound = compare.operands
+    element = ir.RankedTensorType(i.type).element_type
+    if (direction != "LT" or ctype != "SIGNED" or not _block_argument(i, cond)
+            or not isinstance(element, ir.IntegerType) or not element.is_signless
+            or element.width < 8 or _block_argument(bound, cond)):
+        return None
+    k = i.arg_number
+    start, stop = _integer(op.operands[k]), _integer(bound)
+    if start is None or stop is None or start >= stop:
+        return None
+    step = _owner(list(body.operations)[-1].operands[k])
+    if step is None or step.name != "stablehlo.add" or step.block != body:
+        return None
+    lhs, rhs = step.operands
+    if not ((_block_argument(lhs, body) and lhs.arg_number == k and _is_one(rhs))
+            or (_block_argument(rhs, body) and rhs.arg_number == k and _is_one(lhs))):
+        return None
+    return k, bound, start, stop
+
+
+def _for_loop(op, k: int, bound, start: int, stop: int) -> None:
+    """`op` as scf.for over its counter. With no counter to carry, compare and yield,
+    and no before region to forward the carried values through, a value the body
+    computes afresh becomes the next iteration's buffer with no copy (scf.while copies
+    such a value in its before region every iteration)."""
+    if _owner(bound) is not None and _owner(bound).block == op.regions[0].blocks[0]:
+        constant = _owner(bound)  # the condition holds only constants: move it out
+        constant.detach_from_parent()
+        ir.InsertionPoint(op).insert(constant)
+    carried = [v for j, v in enumerate(op.operands) if j != k]
+    counter_type = bound.type
+    element = ir.RankedTensorType(counter_type).element_type
+    index = ir.IndexType.get()
+    with ir.InsertionPoint(op), op.location:
+        bounds = [arith.ConstantOp(index, n).result for n in (start, stop, 1)]
+        loop = scf.ForOp(*bounds, carried)
+    body = loop.body
+    with ir.InsertionPoint(body), op.location:
+        i = arith.IndexCastOp(element, body.arguments[0]).result
+        counter = tensor.FromElementsOp(counter_type, [i]).result
+    inner = list(body.arguments)[1:]
+    arguments = inner[:k] + [counter] + inner[k:]
+    move_body(op.regions[1], body, arguments,
+              lambda vals: scf.YieldOp(_loop_yield(vals[:k] + vals[k + 1:], inner, body)))
+    results = list(loop.results)
+    results.insert(k, bound)  # the loop ran, so it ended with i == bound
+    for old, new in zip(op.results, results):
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
 @lowering("stablehlo.while")
 def while_(op) -> None:
+    counted = _counter(op)
+    if counted is not None:
+        _for_loop(op, *counted)
+        return
     types = [r.type for r in op.results]
     # One more carried value, a rank-0 i1 the condition is computed into, so that
     # evaluating it allocates nothing per iteration; the body passes it on untouched.

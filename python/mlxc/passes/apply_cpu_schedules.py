@@ -30,6 +30,7 @@ _VECTORIZE = f"""
       transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
       transform.apply_patterns.vector.transfer_permutation_patterns
       transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
       transform.apply_patterns.canonicalization
       transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
     }} : {_ANY}
@@ -146,9 +147,18 @@ def _unsafe_to_vectorize(func) -> bool:
             continue
         strided = any(s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
         source, dest = op.operands[0].type, op.operands[1].type
-        if strided or ir.ShapedType(source).rank != ir.ShapedType(dest).rank:
+        if strided or not _keeps_trailing_dims(op, ir.ShapedType(source), ir.ShapedType(dest)):
             return True
     return False
+
+
+def _keeps_trailing_dims(insert, source, dest) -> bool:
+    # The vectorizer writes the source along the destination's last dimensions, which
+    # is right when the insert drops only leading unit dimensions: a row, or lax.scan
+    # storing one step's scalar or row into its stacked output (rank 0 into rank 1).
+    sizes = list(ir.DenseI64ArrayAttr(insert.attributes["static_sizes"]))
+    lead = dest.rank - source.rank
+    return all(s == 1 for s in sizes[:lead]) and sizes[lead:] == list(source.shape)
 
 
 def run(module) -> None:

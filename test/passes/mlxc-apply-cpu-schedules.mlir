@@ -119,25 +119,6 @@ func.func @row_insert(%x: tensor<4x5xf32>, %c: tensor<5xf32>, %j: index) -> tens
   return %r : tensor<4x5xf32>
 }
 
-// Rank-reducing inserts that drop only leading unit dimensions are written where the
-// vectorizer puts them, so their functions are vectorized: a scalar stored into a
-// vector (lax.scan's stacked output of a per-step sum) and a row.
-// CHECK-LABEL: func.func @scalar_insert
-// CHECK: %[[V:.*]] = vector.transfer_read %arg1[]{{.*}} : tensor<f32>, vector<f32>
-// CHECK: vector.transfer_write %[[V]], %arg0[%arg2] : vector<f32>, tensor<32xf32>
-func.func @scalar_insert(%x: tensor<32xf32>, %c: tensor<f32>, %j: index) -> tensor<32xf32> {
-  %r = tensor.insert_slice %c into %x[%j] [1] [1] : tensor<f32> into tensor<32xf32>
-  return %r : tensor<32xf32>
-}
-
-// CHECK-LABEL: func.func @row_insert
-// CHECK: %[[V:.*]] = vector.transfer_read %arg1[%{{.*}}]{{.*}} : tensor<5xf32>, vector<5xf32>
-// CHECK: vector.transfer_write %[[V]], %arg0[%arg2, %{{.*}}] {in_bounds = [true]} : vector<5xf32>, tensor<4x5xf32>
-func.func @row_insert(%x: tensor<4x5xf32>, %c: tensor<5xf32>, %j: index) -> tensor<4x5xf32> {
-  %r = tensor.insert_slice %c into %x[%j, 0] [1, 5] [1, 1] : tensor<5xf32> into tensor<4x5xf32>
-  return %r : tensor<4x5xf32>
-}
-
 // A row maximum: each row's 512 elements combined lane-wise into a 64-lane
 // accumulator carried in registers across the row, then one halving tree
 // (64 -> 32 -> ... -> 1) instead of a horizontal reduction per chunk.
@@ -186,4 +167,21 @@ func.func @mean_square(%a: tensor<16x1000xf32>) -> tensor<f32> {
     linalg.yield %s : f32
   } -> tensor<f32>
   return %r : tensor<f32>
+}
+
+// A transpose: 16x16 tiles, read along rows of the input, transposed in registers
+// by shuffles, written along rows of the result.
+// CHECK-LABEL: func.func @transpose
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: scf.for {{.*}} = %c0 to %c128 step %c16
+// CHECK: vector.transfer_read %arg0{{.*}} : tensor<128x64xf32>, vector<16x16xf32>
+// CHECK: vector.shuffle
+// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<16x128xf32>
+func.func @transpose(%a: tensor<128x64xf32>) -> tensor<64x128xf32> {
+  %e = tensor.empty() : tensor<64x128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<128x64xf32>) outs(%e : tensor<64x128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
 }

@@ -155,3 +155,16 @@ def test_row_reduction_schedule_keeps_the_accumulator_in_registers():
     fused = mlxc.lower(text, stop_after="fuse")
     assert "-> (vector<1x64xf32>)" in fused  # carried across the reduction loop
     assert "vector<1x512xf32>" not in fused
+
+
+@pytest.mark.parametrize("shape,perm", [((64, 48), (1, 0)), ((3, 32, 80), (0, 2, 1)),
+                                        ((16, 4, 32), (2, 1, 0)), ((40, 24), (1, 0)),
+                                        ((17, 32), (1, 0))])
+def test_transposes(shape, perm):
+    # 16x16 tiles transposed in registers where both loops divide by 16 (f32, i32);
+    # other shapes and element types keep the one-vector schedule.
+    rng = np.random.default_rng(11)
+    x = _f(rng, *shape)
+    i = rng.integers(-99, 99, shape).astype(np.int32)
+    _check(lambda x, i: (jnp.transpose(x, perm) * 2.0 + 1.0, jnp.transpose(i, perm) - 3,
+                         jnp.transpose(x.astype(jnp.bfloat16), perm)), x, i)

@@ -6,7 +6,7 @@ a schedule the transforms reject leaves that op alone instead of failing the
 compile) and runs it with the transform interpreter. A last sequence vectorizes
 every linalg op of each function (each is now a small tile; one the vectorizer
 cannot handle, such as a gather, stays a loop nest), lowers vector contractions to
-broadcast + FMA and hoists loop-invariant transfers (the matmul accumulator stays
+broadcast + FMA and 16x16 transposes to AVX-512 shuffles, and hoists loop-invariant transfers (the matmul accumulator stays
 in registers across the reduction loop).
 """
 

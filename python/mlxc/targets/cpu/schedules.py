@@ -39,6 +39,7 @@ VECTOR = 64        # elements per vector of an elementwise or reduction op
 REG_M, REG_N = 8, 32
 CACHE_M, CACHE_N, CACHE_K = 64, 256, 256
 MAX_VECTOR = 1024   # a longer innermost dim with no good divisor is not vectorized
+TRANSPOSE_TILE = 16  # a 16x16 tile of 32-bit elements: 16 AVX-512 registers
 MIN_ACCUMULATOR = 8  # a reduction with no chunk size between this and VECTOR keeps one chunk per row
 
 # Combiners with a neutral element (what tile_reduction_using_for fills the
@@ -158,8 +159,29 @@ def _vector_dim(op, ranges: list[int]) -> int:
     return best
 
 
-def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = None
-               ) -> Optional[Schedule]:
+def _transposed_dim(op, ranges: list[int], dim: int) -> Optional[int]:
+    """For an op that writes along another loop than it reads (a transpose), the loop
+    along the result's contiguous dimension, when both loops can be tiled by
+    TRANSPOSE_TILE and every element is 32 bits (one register holds a tile row)."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return None
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    out_map, out_type = maps[-1], op.operands[len(op.operands) - 1].type
+    if not out_map.results or not isinstance(out_map.results[-1], ir.AffineDimExpr):
+        return None
+    out_dim = out_map.results[-1].position
+    if out_dim == dim or any(ranges[d] % TRANSPOSE_TILE for d in (dim, out_dim)):
+        return None
+    for t in [v.type for v in op.operands] + [out_type]:
+        et = t.element_type if isinstance(t, ir.ShapedType) else t
+        if not isinstance(et, (ir.F32Type, ir.IntegerType)) or \
+                (isinstance(et, ir.IntegerType) and et.width != 32):
+            return None
+    return out_dim
+
+
+def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = None,
+               transposed: Optional[int] = None) -> Optional[Schedule]:
     if not ranges or 0 in ranges:
         return None
     tiles = [1] * len(ranges)
@@ -168,6 +190,12 @@ def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = Non
         # vector: a vector load or store would mix them up. One element per tile.
         return Schedule("scalar", [[0 if r == 1 else 1 for r in ranges]])
     d = len(ranges) - 1 if dim is None else dim
+    if transposed is not None:
+        # A square tile read along one loop and written along the other, transposed
+        # in registers: both sides stay contiguous (a column of 64 elements written
+        # one by one, 4 KiB apart, missed the cache on every store).
+        tiles[d] = tiles[transposed] = TRANSPOSE_TILE
+        return Schedule("transpose", [tiles])
     tiles[d] = vector_lanes(ranges[d])
     if tiles[d] < 8 and ranges[d] <= MAX_VECTOR:
         # e.g. 1000 = 8 x 125 or a prime: one whole row is a better vector
@@ -325,5 +353,7 @@ def _choose(op) -> Optional[Schedule]:
             sched = _row_reduction(op, ranges, dim)
             if sched is not None:
                 return sched
-        return _innermost(ranges, _has_sub_byte(op), dim)
+        if _has_sub_byte(op) or not _body_ok(op):
+            return _innermost(ranges, _has_sub_byte(op), dim)
+        return _innermost(ranges, False, dim, _transposed_dim(op, ranges, dim))
     return None

@@ -116,3 +116,15 @@ def clone_ops(ops, mapping: dict) -> list:
             mapping[old] = new
         clones.append(clone)
     return clones
+
+
+def transpose(value, perm: list[int]):
+    """A stablehlo.transpose of `value` whose dim j is `value`'s dim perm[j], built at the
+    current insertion point; `value` itself when perm is the identity."""
+    if list(perm) == list(range(len(perm))):
+        return value
+    t = ir.RankedTensorType(value.type)
+    return ir.Operation.create(
+        "stablehlo.transpose",
+        results=[ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)],
+        operands=[value], attributes={"permutation": ir.DenseI64ArrayAttr.get(list(perm))}).result

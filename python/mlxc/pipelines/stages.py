@@ -64,6 +64,14 @@ def import_stage(entry: str = "main") -> Stage:
 
 def simplify_stage() -> Stage:
     return stage("simplify", "StableHLO folded and deduplicated", [
+        # Layout rewrites first, so that the transposes they add fold below.
+        Pass("mlxc-conv-nhwc-layout", (), (),
+             "convolutions in other layouts (NCHW/OIHW) as NHWC/HWIO between transposes: "
+             "only that layout becomes linalg.conv_2d_nhwc_hwcf, which the CPU schedules tile"),
+        Pass("mlxc-dot-general-layout", (), (),
+             "dot_general operands transposed into [batch, m, k] x [batch, k, n] when the copy "
+             "is small next to the product (the CPU schedule reads rows of the rhs), and "
+             "transposed results computed by swapping the operands"),
         mlir_pass("stablehlo-aggressive-simplification",
                   "StableHLO-level folding and algebraic simplification", anchor="func.func"),
         mlir_pass("canonicalize", "fold what simplification exposed"),

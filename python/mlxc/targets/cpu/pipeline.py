@@ -15,6 +15,9 @@ def schedule_passes() -> list[Pass]:
     # dims), which the schedules need; running it again here would undo
     # mlxc-elementwise-in-place (upstream's fold moves a read destination to an input).
     return [
+        Pass("mlxc-blocked-transposes", (), (),
+             "a transpose that moves the contiguous dimension splits it into blocks of 8, so "
+             "the schedule below writes 8 output rows at a time (whole rows thrash L1)"),
         Pass("mlxc-apply-cpu-schedules", (), (),
              "tile and vectorize each linalg op for the host CPU (schedules.py: per op kind "
              "and shape), on tensors so the matmul accumulator stays in registers"),

@@ -19,10 +19,17 @@ The sizes target AVX-512 (16 f32 per register, 32 registers):
   lane by lane into a 64-element accumulator (four AVX-512 registers: four
   independent dependency chains) kept in registers across the whole reduction; one
   horizontal reduction per row at the end instead of one per chunk;
+- transposes (an op reading along one loop and writing along another): 16x16 tiles,
+  transposed in registers, so that reads and writes both run along rows;
 - everything else (elementwise, broadcasts, column reductions, fills): every loop
   tiled to 1 except the one along the contiguous dimension, which becomes a vector of
   up to 64 elements (a column reduction then keeps its vector of partial sums in
   registers across the rows).
+
+Outside contractions (whose cache tiles are the threads'), the outermost loop that a
+schedule tiles and whose tiles are independent (rows, images, column blocks) is an
+`scf.forall`: `mlxc-parallelize-tile-loops` runs it on the thread pool when the op is
+large enough, and it is a plain loop otherwise.
 
 Ops whose shape or body does not fit a schedule stay scalar loops, which is correct,
 only slower.
@@ -163,7 +170,8 @@ def _transposed_dim(op, ranges: list[int], dim: int) -> Optional[int]:
     """For an op that writes along another loop than it reads (a transpose), the loop
     along the result's contiguous dimension, when both loops can be tiled by
     TRANSPOSE_TILE and every element is 32 bits (one register holds a tile row)."""
-    if op.name != "linalg.generic" or len(op.results) != 1:
+    if op.name != "linalg.generic" or len(op.results) != 1 or \
+            any(it != "parallel" for it in _iterators(op)):
         return None
     maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
     out_map, out_type = maps[-1], op.operands[len(op.operands) - 1].type

@@ -91,13 +91,17 @@ def test_nchw_convolution_chain_and_gradient():
 def test_transposes(shape, perm):
     rng = np.random.default_rng(len(shape))
     _check(lambda x: jnp.transpose(x, perm) * 2.0, _f(rng, *shape))
-    ints = rng.integers(-100, 100, size=shape).astype(np.int32)
-    _check(lambda x: jnp.transpose(x, perm), ints)
+    for dtype in (np.int32, np.int8, np.float64):
+        x = rng.integers(-100, 100, size=shape).astype(dtype)
+        with jax.enable_x64(True):
+            text, _, want = export_program(lambda x: jnp.transpose(x, perm), x, x64=True)
+        assert_matches(mlxc.compile(text)(x), want, 0)
 
 
 def test_transpose_is_blocked():
-    text, _, _ = export_program(lambda x: x.T, np.zeros((512, 256), np.float32))
-    assert "tensor<512x256xf32> into tensor<512x32x8xf32>" in mlxc.lower(text, stop_after="fuse")
+    with jax.enable_x64(True):
+        text, _, _ = export_program(lambda x: x.T, np.zeros((512, 256), np.float64), x64=True)
+    assert "tensor<512x256xf64> into tensor<512x32x8xf64>" in mlxc.lower(text, stop_after="fuse")
 
 
 EINSUMS = ["bqd,bkd->bqk", "bqd,bdk->bqk", "mk,nk->mn", "km,kn->mn", "km,nk->mn", "km,kn->nm",

@@ -70,23 +70,24 @@ func.func @strided_insert(%a: tensor<4x4xf32>) -> tensor<4x8xf32> {
 // A sum over rows (axis 0): vectors run along the parallel loop, which is the
 // contiguous dimension of the input, with the partial sums carried in registers
 // across the reduction loop; running along the reduction would read columns. The
-// column tiles are independent: an scf.forall.
+// vector is 256 wide (16 registers: longer runs of each row), and the column tiles
+// are independent: an scf.forall.
 // CHECK-LABEL: func.func @column_sum
 // CHECK: scf.forall (%[[T:.*]]) in (2)
-// CHECK: %[[ACC:.*]] = vector.transfer_read %{{.*}} vector<64xf32>
-// CHECK: scf.for %[[I:.*]] = %c0 to %c300 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<64xf32>)
-// CHECK: vector.transfer_read %arg0[%[[I]], %{{.*}}]{{.*}} vector<{{(1x)?}}64xf32>
-// CHECK: arith.addf {{.*}} : vector<64xf32>
-func.func @column_sum(%a: tensor<300x128xf32>) -> tensor<128xf32> {
+// CHECK: %[[ACC:.*]] = vector.transfer_read %{{.*}} vector<256xf32>
+// CHECK: scf.for %[[I:.*]] = %c0 to %c300 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<256xf32>)
+// CHECK: vector.transfer_read %arg0[%[[I]], %{{.*}}]{{.*}} vector<{{(1x)?}}256xf32>
+// CHECK: arith.addf {{.*}} : vector<256xf32>
+func.func @column_sum(%a: tensor<300x512xf32>) -> tensor<512xf32> {
   %cst = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<128xf32>
-  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<128xf32>) -> tensor<128xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<300x128xf32>) outs(%f : tensor<128xf32>) {
+  %e = tensor.empty() : tensor<512xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<512xf32>) -> tensor<512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<300x512xf32>) outs(%f : tensor<512xf32>) {
   ^bb0(%x: f32, %o: f32):
     %s = arith.addf %x, %o : f32
     linalg.yield %s : f32
-  } -> tensor<128xf32>
-  return %r : tensor<128xf32>
+  } -> tensor<512xf32>
+  return %r : tensor<512xf32>
 }
 
 // A rank-reducing insert_slice (a column): the vectorizer would write it along a

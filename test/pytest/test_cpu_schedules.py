@@ -168,3 +168,14 @@ def test_transposes(shape, perm):
     i = rng.integers(-99, 99, shape).astype(np.int32)
     _check(lambda x, i: (jnp.transpose(x, perm) * 2.0 + 1.0, jnp.transpose(i, perm) - 3,
                          jnp.transpose(x.astype(jnp.bfloat16), perm)), x, i)
+
+
+@pytest.mark.parametrize("shape", [(300, 512), (7, 768), (50, 3, 1000)])
+def test_column_reductions(shape):
+    # Vectors of up to 256 lanes along the contiguous (parallel) dimension, carried
+    # across the rows.
+    rng = np.random.default_rng(13)
+    x = _f(rng, *shape)
+    i = rng.integers(-99, 99, shape).astype(np.int32)
+    _check(lambda x, i: (x.sum(0), x.max(0), jnp.prod(1.0 + 0.001 * x, axis=0), i.sum(0),
+                         i.min(0)), x, i)

@@ -46,6 +46,7 @@ VECTOR = 64        # elements per vector of an elementwise or reduction op
 REG_M, REG_N = 8, 32
 CACHE_M, CACHE_N, CACHE_K = 64, 256, 256
 MAX_VECTOR = 1024   # a longer innermost dim with no good divisor is not vectorized
+COLUMN_VECTOR = 256  # accumulator lanes of a column reduction: 16 of the 32 registers
 TRANSPOSE_TILE = 16  # a 16x16 tile of 32-bit elements: 16 AVX-512 registers
 MIN_ACCUMULATOR = 8  # a reduction with no chunk size between this and VECTOR keeps one chunk per row
 
@@ -189,7 +190,7 @@ def _transposed_dim(op, ranges: list[int], dim: int) -> Optional[int]:
 
 
 def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = None,
-               transposed: Optional[int] = None) -> Optional[Schedule]:
+               transposed: Optional[int] = None, lanes: int = VECTOR) -> Optional[Schedule]:
     if not ranges or 0 in ranges:
         return None
     tiles = [1] * len(ranges)
@@ -204,7 +205,7 @@ def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = Non
         # one by one, 4 KiB apart, missed the cache on every store).
         tiles[d] = tiles[transposed] = TRANSPOSE_TILE
         return Schedule("transpose", [tiles])
-    tiles[d] = vector_lanes(ranges[d])
+    tiles[d] = vector_lanes(ranges[d], lanes)
     if tiles[d] < 8 and ranges[d] <= MAX_VECTOR:
         # e.g. 1000 = 8 x 125 or a prime: one whole row is a better vector
         tiles[d] = ranges[d]
@@ -363,5 +364,9 @@ def _choose(op) -> Optional[Schedule]:
                 return sched
         if _has_sub_byte(op) or not _body_ok(op):
             return _innermost(ranges, _has_sub_byte(op), dim)
-        return _innermost(ranges, False, dim, _transposed_dim(op, ranges, dim))
+        # A column reduction (its vector runs along a parallel loop, its accumulator
+        # stays in registers across the reduction loops): a wider vector reads longer
+        # runs of each row.
+        lanes = COLUMN_VECTOR if "reduction" in _iterators(op) else VECTOR
+        return _innermost(ranges, False, dim, _transposed_dim(op, ranges, dim), lanes)
     return None

@@ -45,6 +45,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-early-dealloc": "mlxc.passes.early_dealloc",
     "mlxc-parallelize-tile-loops": "mlxc.passes.parallelize_tile_loops",
     "mlxc-inline-alloca-scopes": "mlxc.passes.inline_alloca_scopes",
+    "mlxc-clone-into-parallel-regions": "mlxc.passes.clone_into_parallel_regions",
     # The cuda target's passes live with the target.
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",

@@ -130,6 +130,10 @@ def llvm_stage():
                      "the parallel regions' types; LLVM outlines them into __kmpc_fork_call")]
           if settings.get("threads") > 1 else []),
         mlir_pass("reconcile-unrealized-casts", "remove the casts between the conversions"),
+        *([Pass("mlxc-clone-into-parallel-regions", (), (),
+                "constants and memref descriptors recomputed inside each parallel region: "
+                "LLVM's outlining then passes only pointers, and folds sizes and strides")]
+          if settings.get("threads") > 1 else []),
         Pass("mlxc-emit-entry-wrapper", (), (),
              "one C signature for every program: void mlxc_entry(void **buffers)"),
     ])

@@ -1,0 +1,130 @@
+"""mlxc-clone-into-parallel-regions: recompute constants and memref descriptors inside
+each OpenMP parallel region instead of passing them in.
+
+LLVM outlines an `omp.parallel` region into a function and hands it every value the
+region uses from outside: a pointer as it is, anything else through a stack slot
+stored before the fork and loaded in the outlined function. A tile loop uses the
+memref descriptors of its buffers (structs of pointers, offset, sizes and strides) and
+the constants of its index arithmetic, all defined before the region: each became a
+slot, the loop read its sizes and strides from memory, and LLVM could fold none of
+them (in transformer_block a third of the LLVM instructions were this traffic, and
+LLVM code generation took twice as long as with one thread). Cloning the pure ops
+that build those values into the region leaves only pointers to pass in.
+"""
+
+from __future__ import annotations
+
+from .._mlir import ir
+from . import PythonPass
+
+# Ops with no operands to capture.
+_LEAVES = frozenset({"llvm.mlir.constant", "llvm.mlir.poison", "llvm.mlir.undef",
+                     "llvm.mlir.zero", "llvm.mlir.addressof"})
+# Pure ops, cloned when each operand is cloned too or is a pointer (passed as it is).
+_PURE = frozenset({"llvm.insertvalue", "llvm.extractvalue", "llvm.getelementptr",
+                   "llvm.add", "llvm.sub", "llvm.mul", "llvm.shl", "llvm.and", "llvm.or",
+                   "llvm.xor", "llvm.sext", "llvm.zext", "llvm.trunc", "llvm.icmp",
+                   "llvm.select"})
+
+
+class _Module:
+    """One walk: the defining op of each value a clone may need, and the regions."""
+
+    def __init__(self, root):
+        self.defining: dict = {}
+        self.parallels: list = []
+        self._pure: dict = {}
+
+        def visit(op):
+            name = op.name
+            if name in _LEAVES or name in _PURE:
+                for r in op.results:
+                    self.defining[r] = op
+            elif name == "omp.parallel":
+                self.parallels.append(op)
+            return ir.WalkResult.ADVANCE
+
+        root.walk(visit, ir.WalkOrder.PRE_ORDER)
+
+    def clonable(self, value) -> bool:
+        known = self._pure.get(value)
+        if known is None:
+            op = self.defining.get(value)
+            if op is None:
+                known = False
+            elif op.name in _LEAVES:
+                known = True
+            else:
+                self._pure[value] = False  # no cycles through SSA values, but be safe
+                known = all(self.clonable(v) or _is_pointer(v) for v in op.operands)
+            self._pure[value] = known
+        return known
+
+
+def _is_pointer(value) -> bool:
+    return str(value.type) == "!llvm.ptr"
+
+
+def _inside(region_op) -> tuple[list, set]:
+    """The ops nested in `region_op` and every value they or their blocks define."""
+    ops: list = []
+    values: set = set()
+
+    def visit(op):
+        if op != region_op:
+            ops.append(op)
+            values.update(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                values.update(block.arguments)
+        return ir.WalkResult.ADVANCE
+
+    region_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return ops, values
+
+
+def _localize(parallel, ops: list, defined_inside: set, module: _Module) -> None:
+    if not ops:
+        return
+    anchor = ops[0]  # pre-order: the first op of the region's entry block
+    clones: dict = {}
+
+    def clone(value):
+        if value in clones:
+            return clones[value]
+        op = module.defining[value]
+        for operand in op.operands:
+            if module.clonable(operand):
+                clone(operand)
+        copy = op.clone(ip=ir.InsertionPoint(anchor)).operation
+        for i, operand in enumerate(op.operands):
+            if operand in clones:
+                copy.operands[i] = clones[operand]
+        for old, new in zip(op.results, copy.results):
+            clones[old] = new
+        return clones[value]
+
+    for op in ops:
+        for i, value in enumerate(op.operands):
+            if value not in defined_inside and module.clonable(value):
+                op.operands[i] = clone(value)
+
+
+def run(module) -> None:
+    root = module.operation if hasattr(module, "operation") else module
+    found = _Module(root)
+    nested: set = set()
+    for parallel in found.parallels:
+        if parallel in nested:  # inside a region handled already
+            continue
+        ops, defined_inside = _inside(parallel)
+        nested.update(op for op in ops if op.name == "omp.parallel")
+        _localize(parallel, ops, defined_inside, found)
+
+
+PASS = PythonPass(
+    argument="mlxc-clone-into-parallel-regions",
+    summary="Clone the constants and pure ops an omp.parallel region uses into it, so that "
+            "LLVM's outlining passes it only pointers",
+    run=run,
+)

@@ -85,6 +85,8 @@ _ALL = [
             "use this native runtime library instead of the installed one"),
     Setting("cpu_schedules", "MLXC_CPU_SCHEDULES", _bool, True,
             "tile and vectorize linalg ops for the host CPU (0: plain loops, for comparison)"),
+    Setting("approx_math", "MLXC_APPROX_MATH", _bool, True,
+            "f32 exp/log/tanh/erf as inline polynomials, as XLA computes them (0: libm calls)"),
     Setting("threads", "MLXC_THREADS", _int_in(1, 256), lambda: os.cpu_count() or 1,
             "threads a program may use, the caller included (1: no thread pool, no parallel code)"),
     Setting("cache", "MLXC_CACHE", _bool, True,

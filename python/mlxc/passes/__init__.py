@@ -23,6 +23,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-static-real-dynamic-slice": "mlxc.passes.static_real_dynamic_slice",
     "mlxc-precise-chlo-math": "mlxc.passes.precise_chlo_math",
     "mlxc-precise-expm1-log1p": "mlxc.passes.precise_expm1_log1p",
+    "mlxc-approximate-math": "mlxc.passes.approximate_math",
     "mlxc-upcast-low-precision-dots": "mlxc.passes.upcast_low_precision_dots",
     "mlxc-conv-nhwc-layout": "mlxc.passes.conv_nhwc_layout",
     "mlxc-blocked-transposes": "mlxc.passes.blocked_transposes",

@@ -1,0 +1,206 @@
+"""mlxc-approximate-math: f32 exp, log, tanh and erf as inline vector arithmetic.
+
+`convert-math-to-llvm` turns math.exp/log/tanh/erf into LLVM intrinsics that the
+backend scalarizes into one libm call per element, so a vector<64xf32> exp costs 64
+calls. XLA's CPU backend replaces them with polynomial approximations that vectorize;
+we expand them the same way, into arith and math.fma ops on the same (scalar or
+vector) type, following XLA's algorithms so that results agree with XLA bit for bit
+far more often than libm's do:
+
+- exp: Cephes' range reduction x = n ln2 + a (ln2 split in two, n = floor(x log2e +
+  1/2) clamped to [-127, 127]), a degree-7 polynomial for e^a, and 2^n built from its
+  exponent bits; 2^-127 has none, so results below about 2^-126.5 flush to 0 (XLA
+  flushes all subnormals). At most 1 ulp, 5 ulp just under the overflow threshold.
+- tanh: Eigen's odd 13/6 rational function on x clamped to +-7.9988 (where it is
+  exactly +-1), and x itself for |x| < 0.0004 (so -0 and tiny x are exact).
+- log: Cephes' logf, the mantissa in [sqrt(1/2), sqrt(2)) and a degree-9 polynomial,
+  with subnormal inputs scaled first; at most 1 ulp.
+- erf: Eigen's odd 9/12 rational function, +-1 from |x| >= 3.8325.
+
+Infinities, NaN, +-0 and negative logs follow IEEE (log(0) = -inf, log(x<0) = NaN).
+Other element types (f64; f16/bf16 arrive here as f32) keep the libm path. Runs in
+the lower stage after mlxc-precise-expm1-log1p, whose expansions use exp and log.
+"""
+
+from __future__ import annotations
+
+from .. import irutil
+from .._mlir import ir
+from . import PythonPass
+
+# arith.cmpf predicates (arith::CmpFPredicate).
+_OEQ, _OGT, _OGE, _OLT, _ULT = 1, 2, 3, 4, 11
+
+_F32_MIN_NORMAL = 1.1754943508222875e-38
+
+
+class _F32:
+    """Builds arith/math ops on one f32 type (scalar or vector) and its i32/i1 twins."""
+
+    def __init__(self, t: ir.Type):
+        self.t = t
+        self.vector = isinstance(t, ir.VectorType)
+        shape = ir.VectorType(t).shape if self.vector else None
+        self.f32 = ir.F32Type.get()
+        self.i32_element = ir.IntegerType.get_signless(32)
+        self.i32 = ir.VectorType.get(shape, self.i32_element) if self.vector else self.i32_element
+        i1 = ir.IntegerType.get_signless(1)
+        self.i1 = ir.VectorType.get(shape, i1) if self.vector else i1
+        self._pred_type = ir.IntegerType.get_signless(64)
+
+    def _constant(self, t, element_attr):
+        attr = ir.DenseElementsAttr.get_splat(t, element_attr) if self.vector else element_attr
+        return ir.Operation.create("arith.constant", results=[t], attributes={"value": attr}).result
+
+    def c(self, value: float):
+        return self._constant(self.t, ir.FloatAttr.get(self.f32, value))
+
+    def ci(self, value: int):
+        return self._constant(self.i32, ir.IntegerAttr.get(self.i32_element, value))
+
+    def op(self, name: str, *operands, t=None):
+        return ir.Operation.create(name, results=[t or self.t], operands=list(operands)).result
+
+    def add(self, a, b):
+        return self.op("arith.addf", a, b)
+
+    def sub(self, a, b):
+        return self.op("arith.subf", a, b)
+
+    def mul(self, a, b):
+        return self.op("arith.mulf", a, b)
+
+    def fma(self, a, b, c):
+        return self.op("math.fma", a, b, c)
+
+    def cmp(self, predicate: int, a, b):
+        return ir.Operation.create(
+            "arith.cmpf", results=[self.i1], operands=[a, b],
+            attributes={"predicate": ir.IntegerAttr.get(self._pred_type, predicate)}).result
+
+    def select(self, cond, a, b):
+        return ir.Operation.create("arith.select", results=[a.type], operands=[cond, a, b]).result
+
+    def clamp(self, x, lo: float, hi: float):
+        # x < lo ? lo : x keeps a NaN x and is a single max instruction on x86.
+        low, high = self.c(lo), self.c(hi)
+        x = self.select(self.cmp(_OLT, x, low), low, x)
+        return self.select(self.cmp(_OGT, x, high), high, x)
+
+    def horner(self, x, coefficients):
+        """c0 x^n + ... + cn, highest degree first, one fma per step."""
+        acc = self.c(coefficients[0])
+        for c in coefficients[1:]:
+            acc = self.fma(acc, x, self.c(c))
+        return acc
+
+
+def _exp(m: _F32, x):
+    # XLA's input clamp: beyond it exp is 0 or inf anyway, and n stays in range.
+    x = m.clamp(x, -87.8, 88.8)
+    n = m.op("math.floor", m.fma(x, m.c(1.44269504088896341), m.c(0.5)))
+    # n's clamp maps a NaN n to -127 (ogt/olt are false for NaN), so fptosi below never
+    # sees NaN; a NaN x still reaches the result through `a`.
+    lo, hi = m.c(-127.0), m.c(127.0)
+    n = m.select(m.cmp(_OGT, n, lo), n, lo)
+    n = m.select(m.cmp(_OLT, n, hi), n, hi)
+    # a = x - n ln2 with ln2 in a 16-bit high part (n * hi is exact) and the rest.
+    a = m.fma(n, m.c(-0.693145751953125), x)
+    a = m.fma(n, m.c(-1.4286067653301877e-6), a)
+    z = m.horner(a, [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
+                     4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1])
+    z = m.add(m.c(1.0), m.fma(z, m.mul(a, a), a))
+    # 2^n from its biased exponent; n = -127 gives the bits of +0.
+    biased = m.op("arith.addi", m.op("arith.fptosi", n, t=m.i32), m.ci(127), t=m.i32)
+    two_n = m.op("arith.bitcast", m.op("arith.shli", biased, m.ci(23), t=m.i32))
+    return m.mul(z, two_n)
+
+
+_TANH_NUMERATOR = [-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
+                   5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04,
+                   4.89352455891786e-03]
+_TANH_DENOMINATOR = [1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03,
+                     4.89352518554385e-03]
+
+
+def _tanh(m: _F32, x):
+    # The rational function is exactly +-1 at the clamp (computed with fma), so the
+    # clamp saturates every larger |x| and the infinities.
+    xc = m.clamp(x, -7.99881172180175781, 7.99881172180175781)
+    x2 = m.mul(xc, xc)
+    p = m.mul(xc, m.horner(x2, _TANH_NUMERATOR))
+    q = m.horner(x2, _TANH_DENOMINATOR)
+    tiny = m.cmp(_OLT, m.op("math.absf", x), m.c(0.0004))
+    return m.select(tiny, x, m.op("arith.divf", p, q))
+
+
+_LOG_POLYNOMIAL = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+                   1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+                   3.3333331174e-1]
+
+
+def _log(m: _F32, x):
+    i32 = m.i32
+    # Subnormals: scale by 2^23 so the exponent field holds the whole exponent.
+    subnormal = m.cmp(_OLT, x, m.c(_F32_MIN_NORMAL))
+    xs = m.select(subnormal, m.mul(x, m.c(8388608.0)), x)
+    bits = m.op("arith.bitcast", xs, t=i32)
+    # x = mantissa * 2^e with the mantissa in [1/2, 1).
+    e = m.op("arith.subi", m.op("arith.shrsi", bits, m.ci(23), t=i32),
+             m.select(subnormal, m.ci(126 + 23), m.ci(126)), t=i32)
+    mantissa = m.op("arith.bitcast", m.op("arith.ori", m.op("arith.andi", bits, m.ci(0x007FFFFF), t=i32),
+                                          m.ci(0x3F000000), t=i32))
+    # Below sqrt(1/2), use 2 * mantissa and e - 1: f = mantissa - 1 in [-0.29, 0.41).
+    low = m.cmp(_OLT, mantissa, m.c(0.707106781186547524))
+    e = m.op("arith.sitofp", e, t=m.t)
+    e = m.select(low, m.sub(e, m.c(1.0)), e)
+    f = m.sub(m.select(low, m.add(mantissa, mantissa), mantissa), m.c(1.0))
+    f2 = m.mul(f, f)
+    y = m.mul(m.mul(f, f2), m.horner(f, _LOG_POLYNOMIAL))
+    # log(x) = f - f^2/2 + y + e ln2, ln2 in a short exact part and a correction.
+    y = m.fma(e, m.c(-2.12194440e-4), y)
+    y = m.fma(f2, m.c(-0.5), y)
+    result = m.fma(e, m.c(0.693359375), m.add(f, y))
+    result = m.select(m.cmp(_OEQ, x, m.c(0.0)), m.c(float("-inf")), result)
+    inf = m.c(float("inf"))
+    result = m.select(m.cmp(_OEQ, x, inf), inf, result)
+    return m.select(m.cmp(_ULT, x, m.c(0.0)), m.c(float("nan")), result)  # and NaN -> NaN
+
+
+_ERF_NUMERATOR = [0.00022905065861350646, 0.0034082910107109506, 0.050955695062380861,
+                  0.18520832239976145, 1.128379143519084]
+_ERF_DENOMINATOR = [-1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885,
+                    0.014070470171167667, 0.11098505178285362, 0.49746925110067538, 1.0]
+
+
+def _erf(m: _F32, x):
+    x2 = m.mul(x, x)
+    p = m.mul(x, m.horner(x2, _ERF_NUMERATOR))
+    q = m.horner(x2, _ERF_DENOMINATOR)
+    # +-1 where erf rounds to it (q's root lies beyond); NaN fails the compare.
+    saturated = m.cmp(_OGE, m.op("math.absf", x), m.c(3.832506856900711))
+    one = m.op("math.copysign", m.c(1.0), x)
+    return m.select(saturated, one, m.op("arith.divf", p, q))
+
+
+_REWRITES = {"math.exp": _exp, "math.tanh": _tanh, "math.log": _log, "math.erf": _erf}
+
+
+def _is_f32(t: ir.Type) -> bool:
+    element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+    return isinstance(element, ir.F32Type)
+
+
+def run(module) -> None:
+    for op in irutil.walk(module):
+        rewrite = _REWRITES.get(op.name)
+        if rewrite is None or not _is_f32(op.result.type):
+            continue
+        irutil.replace_op(op, lambda: rewrite(_F32(op.result.type), op.operands[0]))
+
+
+PASS = PythonPass(
+    argument="mlxc-approximate-math",
+    summary="Expand f32 math.exp/log/tanh/erf into vectorizable polynomials (XLA's algorithms)",
+    run=run,
+)

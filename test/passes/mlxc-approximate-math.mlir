@@ -1,0 +1,100 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-approximate-math)' | FileCheck %s
+
+// exp: clamp, n = floor(x log2e + 1/2) clamped to [-127, 127], a = x - n ln2 in two
+// fmas, the polynomial, then 2^n from its exponent bits; on n-D vectors as they are.
+// CHECK-LABEL: func.func @exp_vector
+// CHECK-NOT: math.exp
+// CHECK: arith.cmpf olt, %arg0, %{{.*}} : vector<1x8xf32>
+// CHECK: arith.cmpf ogt, %{{.*}} : vector<1x8xf32>
+// CHECK: %[[X:.*]] = arith.select %{{.*}} : vector<1x8xi1>, vector<1x8xf32>
+// CHECK: %[[T:.*]] = math.fma %[[X]], %{{.*}}, %{{.*}} : vector<1x8xf32>
+// CHECK: %[[F:.*]] = math.floor %[[T]] : vector<1x8xf32>
+// CHECK: arith.cmpf ogt, %[[F]]
+// CHECK: arith.cmpf olt
+// CHECK: %[[N:.*]] = arith.select {{.*}} : vector<1x8xi1>, vector<1x8xf32>
+// CHECK: %[[A1:.*]] = math.fma %[[N]], %{{.*}}, %[[X]] : vector<1x8xf32>
+// CHECK: %[[A:.*]] = math.fma %[[N]], %{{.*}}, %[[A1]] : vector<1x8xf32>
+// CHECK-COUNT-5: math.fma %{{.*}}, %[[A]], %{{.*}} : vector<1x8xf32>
+// CHECK: %[[Z:.*]] = arith.addf
+// CHECK: %[[NI:.*]] = arith.fptosi %[[N]] : vector<1x8xf32> to vector<1x8xi32>
+// CHECK: %[[B:.*]] = arith.addi %[[NI]]
+// CHECK: %[[S:.*]] = arith.shli %[[B]]
+// CHECK: %[[P:.*]] = arith.bitcast %[[S]] : vector<1x8xi32> to vector<1x8xf32>
+// CHECK: %[[R:.*]] = arith.mulf %[[Z]], %[[P]] : vector<1x8xf32>
+// CHECK: return %[[R]]
+func.func @exp_vector(%x: vector<1x8xf32>) -> vector<1x8xf32> {
+  %0 = math.exp %x : vector<1x8xf32>
+  return %0 : vector<1x8xf32>
+}
+
+// -----
+
+// tanh: a rational function of x clamped to +-7.9988 (exactly +-1 there), and x
+// itself below 0.0004 in magnitude, so tanh(-0) = -0.
+// CHECK-LABEL: func.func @tanh_scalar
+// CHECK-NOT: math.tanh
+// CHECK-DAG: %[[LO:.*]] = arith.constant -7.99881172 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 7.99881172 : f32
+// CHECK: arith.cmpf olt, %arg0, %[[LO]] : f32
+// CHECK: arith.cmpf ogt, %{{.*}}, %[[HI]] : f32
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[ABS:.*]] = math.absf %arg0 : f32
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[ABS]], %{{.*}} : f32
+// CHECK: %[[Q:.*]] = arith.divf
+// CHECK: %[[R:.*]] = arith.select %[[TINY]], %arg0, %[[Q]] : f32
+// CHECK: return %[[R]]
+func.func @tanh_scalar(%x: f32) -> f32 {
+  %0 = math.tanh %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// log: exponent and mantissa from the bits (subnormals scaled by 2^23 first), the
+// polynomial, then log(0) = -inf, log(inf) = inf, and NaN for x < 0 or NaN (ult).
+// CHECK-LABEL: func.func @log_vector
+// CHECK-NOT: math.log
+// CHECK: arith.bitcast %{{.*}} : vector<16xf32> to vector<16xi32>
+// CHECK: arith.shrsi
+// CHECK: arith.andi
+// CHECK: arith.ori
+// CHECK: arith.sitofp
+// CHECK-COUNT-8: math.fma {{.*}} : vector<16xf32>
+// CHECK: arith.cmpf oeq, %arg0
+// CHECK: arith.cmpf oeq, %arg0
+// CHECK: %[[NEG:.*]] = arith.cmpf ult, %arg0
+// CHECK: %[[R:.*]] = arith.select %[[NEG]], %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xf32>
+// CHECK: return %[[R]]
+func.func @log_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.log %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// -----
+
+// erf: an odd rational function, +-1 from |x| >= 3.8325.
+// CHECK-LABEL: func.func @erf_vector
+// CHECK-NOT: math.erf
+// CHECK: %[[BIG:.*]] = arith.cmpf oge
+// CHECK: %[[ONE:.*]] = math.copysign %{{.*}}, %arg0 : vector<8xf32>
+// CHECK: %[[Q:.*]] = arith.divf
+// CHECK: arith.select %[[BIG]], %[[ONE]], %[[Q]] : vector<8xi1>, vector<8xf32>
+func.func @erf_vector(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.erf %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// -----
+
+// Other element types keep the libm path.
+// CHECK-LABEL: func.func @other_types
+// CHECK: math.exp %arg0 : vector<4xf64>
+// CHECK: math.tanh %arg1 : f64
+// CHECK: math.log %arg2 : f16
+// CHECK-NOT: math.fma
+func.func @other_types(%a: vector<4xf64>, %b: f64, %c: f16) -> (vector<4xf64>, f64, f16) {
+  %0 = math.exp %a : vector<4xf64>
+  %1 = math.tanh %b : f64
+  %2 = math.log %c : f16
+  return %0, %1, %2 : vector<4xf64>, f64, f16
+}

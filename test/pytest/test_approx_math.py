@@ -181,3 +181,16 @@ def test_setting_off_keeps_libm():
         lowered = str(mlxc.lower(text, stop_after="lower"))
     assert "math.exp" in lowered
     assert "math.exp" not in str(mlxc.lower(text, stop_after="lower"))
+
+
+@pytest.mark.parametrize("fn, ref, bound", [(jnp.expm1, np.expm1, 5), (jnp.log1p, np.log1p, 2)],
+                         ids=["expm1", "log1p"])
+def test_expm1_log1p_on_the_approximations(fn, ref, bound, x):
+    # mlxc-precise-expm1-log1p rewrites them with exp and log, which this pass expands;
+    # large arguments stay finite (expm1(84.3) ~ 4e36, log1p(4e36) ~ 84.3).
+    actual = compile_jax(fn, x)(x)
+    expected = reference(ref, x)
+    keep = normal(expected)
+    assert ulps(actual, expected)[keep].max() <= bound
+    big = np.array([84.28864, 88.0, 4.0371157e36, 3e38], np.float32)
+    np.testing.assert_array_less(ulps(compile_jax(fn, big)(big), reference(ref, big)), bound + 1)

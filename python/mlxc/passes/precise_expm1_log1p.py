@@ -5,11 +5,13 @@ log(1 + x), which lose every digit near zero (expm1(1e-8) comes out as 0), while
 XLA and numpy are accurate there. We rewrite both with the classic corrections that
 need only an accurate exp and log:
 
-    expm1(x) = (u - 1) * x / log(u),  u = exp(x)   (x itself when u == 1)
-    log1p(x) = log(u) * x / (u - 1),  u = 1 + x    (x itself when u == 1)
+    expm1(x) = (u - 1) * (x / log(u)),  u = exp(x)   (x itself when u == 1)
+    log1p(x) = log(u) * (x / (u - 1)),  u = 1 + x    (x itself when u == 1)
 
-with the infinities and -1 handled apart. Works on scalars and vectors of any float
-type; runs after math-extend-to-supported-types, so f16/bf16 arrive as f32.
+with the infinities and -1 handled apart. The quotient comes first: it is near 1,
+while (u - 1) * x overflows for large x (expm1(84.3) and log1p(4e36) are finite).
+Works on scalars and vectors of any float type; runs after
+math-extend-to-supported-types, so f16/bf16 arrive as f32.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class _Arith:
 def _expm1(m: _Arith, x):
     u = m.op("math.exp", x)
     um1 = m.op("arith.subf", u, m.const(1.0))
-    corrected = m.op("arith.divf", m.op("arith.mulf", um1, x), m.op("math.log", u))
+    corrected = m.op("arith.mulf", um1, m.op("arith.divf", x, m.op("math.log", u)))
     inf = m.const(float("inf"))
     minus_one = m.const(-1.0)
     value = m.select(m.eq(u, inf), inf, corrected)
@@ -60,8 +62,8 @@ def _expm1(m: _Arith, x):
 
 def _log1p(m: _Arith, x):
     u = m.op("arith.addf", x, m.const(1.0))
-    corrected = m.op("arith.divf", m.op("arith.mulf", m.op("math.log", u), x),
-                     m.op("arith.subf", u, m.const(1.0)))
+    corrected = m.op("arith.mulf", m.op("math.log", u),
+                     m.op("arith.divf", x, m.op("arith.subf", u, m.const(1.0))))
     inf = m.const(float("inf"))
     value = m.select(m.eq(u, inf), inf, corrected)
     value = m.select(m.eq(u, m.const(0.0)), m.op("math.log", u), value)  # log1p(-1) = -inf

@@ -27,37 +27,27 @@ _PURE = frozenset({"llvm.insertvalue", "llvm.extractvalue", "llvm.getelementptr"
                    "llvm.select"})
 
 
-class _Module:
-    """One walk: the defining op of each value a clone may need, and the regions."""
+class _Clonable:
+    """Whether a value can be recomputed inside a region from constants and pointers."""
 
-    def __init__(self, root):
-        self.defining: dict = {}
-        self.parallels: list = []
-        self._pure: dict = {}
+    def __init__(self):
+        self._known: dict = {}
 
-        def visit(op):
-            name = op.name
-            if name in _LEAVES or name in _PURE:
-                for r in op.results:
-                    self.defining[r] = op
-            elif name == "omp.parallel":
-                self.parallels.append(op)
-            return ir.WalkResult.ADVANCE
+    def op(self, value):
+        return value.owner.operation if isinstance(value, ir.OpResult) else None
 
-        root.walk(visit, ir.WalkOrder.PRE_ORDER)
-
-    def clonable(self, value) -> bool:
-        known = self._pure.get(value)
+    def __call__(self, value) -> bool:
+        known = self._known.get(value)
         if known is None:
-            op = self.defining.get(value)
-            if op is None:
-                known = False
-            elif op.name in _LEAVES:
+            op = self.op(value)
+            name = op.name if op is not None else None
+            if name in _LEAVES:
                 known = True
+            elif name in _PURE:
+                known = all(self(v) or _is_pointer(v) for v in op.operands)
             else:
-                self._pure[value] = False  # no cycles through SSA values, but be safe
-                known = all(self.clonable(v) or _is_pointer(v) for v in op.operands)
-            self._pure[value] = known
+                known = False
+            self._known[value] = known
         return known
 
 
@@ -83,7 +73,7 @@ def _inside(region_op) -> tuple[list, set]:
     return ops, values
 
 
-def _localize(parallel, ops: list, defined_inside: set, module: _Module) -> None:
+def _localize(parallel, ops: list, defined_inside: set, clonable: _Clonable) -> None:
     if not ops:
         return
     anchor = ops[0]  # pre-order: the first op of the region's entry block
@@ -92,9 +82,9 @@ def _localize(parallel, ops: list, defined_inside: set, module: _Module) -> None
     def clone(value):
         if value in clones:
             return clones[value]
-        op = module.defining[value]
+        op = clonable.op(value)
         for operand in op.operands:
-            if module.clonable(operand):
+            if clonable(operand):
                 clone(operand)
         copy = op.clone(ip=ir.InsertionPoint(anchor)).operation
         for i, operand in enumerate(op.operands):
@@ -106,20 +96,25 @@ def _localize(parallel, ops: list, defined_inside: set, module: _Module) -> None
 
     for op in ops:
         for i, value in enumerate(op.operands):
-            if value not in defined_inside and module.clonable(value):
+            if value not in defined_inside and clonable(value):
                 op.operands[i] = clone(value)
 
 
 def run(module) -> None:
     root = module.operation if hasattr(module, "operation") else module
-    found = _Module(root)
-    nested: set = set()
-    for parallel in found.parallels:
-        if parallel in nested:  # inside a region handled already
-            continue
+    parallels: list = []
+
+    def visit(op):
+        if op.name == "omp.parallel":
+            parallels.append(op)
+            return ir.WalkResult.SKIP  # a region nested in it is part of its function
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    clonable = _Clonable()
+    for parallel in parallels:
         ops, defined_inside = _inside(parallel)
-        nested.update(op for op in ops if op.name == "omp.parallel")
-        _localize(parallel, ops, defined_inside, found)
+        _localize(parallel, ops, defined_inside, clonable)
 
 
 PASS = PythonPass(

@@ -2,7 +2,7 @@
 
 // Bufferization: results become output buffers (%arg2, %arg3), the input that an
 // in-place update would overwrite is copied first, a returned input is copied to
-// its output, and temporaries are freed.
+// its output, and temporaries are freed after their last use.
 // CHECK: mlxc.stage = "bufferize"
 // CHECK: memref.global "private" constant @__constant_1xf32 : memref<1xf32>
 // CHECK-LABEL: func.func public @main
@@ -12,8 +12,8 @@
 // CHECK: %[[SUB:.*]] = memref.subview %[[TMP]]
 // CHECK: memref.copy %{{.*}}, %[[SUB]]
 // CHECK: linalg.generic {{.*}} ins(%[[TMP]] : memref<8xf32>) outs(%[[OUT0]] : memref<8xf32>)
-// CHECK: memref.copy %[[X]], %[[OUT1]]
 // CHECK: memref.dealloc %[[TMP]]
+// CHECK-NEXT: memref.copy %[[X]], %[[OUT1]]
 // CHECK-NEXT: return
 // CHECK-NOT: tensor<
 

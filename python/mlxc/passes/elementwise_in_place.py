@@ -12,7 +12,8 @@ into
 when the generic has parallel loops only, writes one result that it does not read,
 reads `%v` at the very element it writes (same type, same indexing map), and is the
 last op of the block to use `%v`, which a linalg op in the same block computed (so `%v`
-is a temporary of ours: never a caller's input or a constant). Reading `%v` through the
+is a temporary of ours: never a caller's input or a constant). Of several such inputs
+the one computed first is taken. Reading `%v` through the
 destination's block argument makes the tiled loops read and write the same tile, which
 one-shot-bufferize then keeps in place.
 """
@@ -59,6 +60,7 @@ def _reusable_input(op):
     if list(body.arguments[n_in].uses):   # it reads its destination
         return None
     maps = _maps(op)
+    best, best_producer = None, None
     for i in range(n_in):
         value = op.operands[i]
         if not isinstance(value.owner, (ir.Operation, ir.OpView)):
@@ -68,8 +70,12 @@ def _reusable_input(op):
         if (producer.name.startswith("linalg.") and producer.block == op.block
                 and value.type == op.results[0].type and _dies_at(value, op)
                 and all(maps[j] == maps[n_in] for j in same)):
-            return i
-    return None
+            # The oldest buffer: when the result is returned, its buffer becomes the
+            # output, and the one that lived longest stops counting as a temporary
+            # (x + f(x) @ w keeps x in the output buffer, as XLA does).
+            if best is None or producer.is_before_in_block(best_producer):
+                best, best_producer = i, producer
+    return best
 
 
 def _rewrite(op, index: int) -> None:

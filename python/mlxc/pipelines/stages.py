@@ -117,6 +117,9 @@ def fuse_stage() -> Stage:
              "drop size-1 dimensions again: a broadcast of a (n, 1) tensor then reads one "
              "scalar per row instead of a gather (the CPU schedules need it)"),
         # After the last fold: upstream's fold moves a destination that is read to an input.
+        Pass("mlxc-accumulate-into-contraction", (), (),
+             "c + a @ b: the product starts from c instead of zeros (an RNN step's "
+             "h @ wh + x @ wx needs one buffer, not three)"),
         Pass("mlxc-elementwise-in-place", (), (),
              "an elementwise op whose input dies there (a matmul's bias + relu epilogue) "
              "takes that input as its destination, so bufferization writes it in place"),
@@ -127,6 +130,9 @@ def bufferize_stage() -> Stage:
     return stage("bufferize", "memrefs only; results written to caller-provided buffers", [
         Pass("mlxc-mark-inputs-readonly", (), (),
              "never write into the caller's input arrays"),
+        Pass("mlxc-unshare-fills", (), (),
+             "a fill several ops start from (cse merged their zero accumulators) is done once "
+             "per op: no filled buffer kept alive to be copied for each"),
         mlir_pass("eliminate-empty-tensors",
                   "let tensor.empty destinations reuse the buffer they are inserted into"),
         mlir_pass("one-shot-bufferize", "tensors to memrefs, in place where it is safe; a loop "
@@ -139,6 +145,9 @@ def bufferize_stage() -> Stage:
                   "again (and becomes the output buffer below, with no copy)"),
         mlir_pass("cse", "merge identical subviews, so copies of a tile onto itself fold away"),
         mlir_pass("canonicalize", "drop those copies"),
+        Pass("mlxc-uncopied-loop-inputs", (), (),
+             "a loop that only reads its initial state (lax.scan's h0) starts from the input "
+             "itself: one-shot copies it, counting every iter_arg as written"),
         Pass("mlxc-distinct-result-buffers", (), (),
              "a value returned twice gets a copy, so each result has its own buffer"),
         mlir_pass("buffer-results-to-out-params",

@@ -160,3 +160,23 @@ def test_inputs_are_not_modified():
     exe(q, k, x, w)
     for a, b in zip((q, k, x, w), saved):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_gathers(axis):
+    # Embedding lookups (fused with the mean over the looked-up rows), with indices out
+    # of range (clamped, as XLA does) and negative (from the end, as jnp.take does).
+    rng = np.random.default_rng(8 + axis)
+    table = _f(rng, 300, 96) if axis == 0 else _f(rng, 40, 300)
+    ids = rng.integers(-300, 340, size=(24, 5)).astype(np.int32)
+    _check(lambda t, i: jnp.take(t, i, axis=axis, mode="clip").mean(1 + axis), table, ids)
+    _check(lambda t, i: jnp.take(t, i, axis=axis, mode="fill", fill_value=-1.0), table, ids)
+    ints = rng.integers(-9, 9, size=table.shape).astype(np.int8)
+    _check(lambda t, i: jnp.take(t, i, axis=axis, mode="clip"), ints, ids)
+
+
+def test_row_gather_is_vectorized():
+    rng = np.random.default_rng(10)
+    text, _, _ = export_program(lambda t, i: jnp.take(t, i, axis=0).mean(1),
+                                _f(rng, 1000, 128), rng.integers(0, 1000, (64, 8)).astype(np.int32))
+    assert "vector.gather" in mlxc.lower(text, stop_after="fuse")

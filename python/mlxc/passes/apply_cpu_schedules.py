@@ -25,7 +25,8 @@ _VECTORIZE = f"""
   transform.named_sequence @vectorize(%root: {_ANY} {{transform.readonly}}) {{
     %f = transform.structured.match ops{{["func.func"]}} attributes{{{_VECTORIZE_TAG}}} in %root
       : ({_ANY}) -> {_ANY}
-    %v = transform.structured.vectorize_children_and_apply_patterns %f : ({_ANY}) -> {_ANY}
+    %v = transform.structured.vectorize_children_and_apply_patterns %f {{vectorize_nd_extract}}
+      : ({_ANY}) -> {_ANY}
     transform.apply_patterns to %v {{
       transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
       transform.apply_patterns.vector.transfer_permutation_patterns

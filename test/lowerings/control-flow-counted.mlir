@@ -3,11 +3,12 @@
 // lax.scan over 8 steps as scf.for: the state, recomputed elementwise each step, gets
 // a new buffer that is the next step's state as it is (no copy, as scf.while makes in
 // its before region), the stacked output takes its rows in place, and no counter
-// buffer exists: the step index is the loop's induction variable.
+// buffer exists: the step index is the loop's induction variable. The loop only reads
+// its initial state, so it starts from the input itself (mlxc-uncopied-loop-inputs).
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: memref<i32>
 // CHECK-NOT: memref<i1>
-// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %arg0,
 // CHECK-NOT: memref.copy
 // CHECK-NOT: memref<i32>
 // CHECK: %[[NEW:.*]] = memref.alloc() {{.*}} : memref<1024xf32>

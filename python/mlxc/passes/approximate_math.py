@@ -3,9 +3,12 @@
 `convert-math-to-llvm` turns math.exp/log/tanh/erf into LLVM intrinsics that the
 backend scalarizes into one libm call per element, so a vector<64xf32> exp costs 64
 calls. XLA's CPU backend replaces them with polynomial approximations that vectorize;
-we expand them the same way, into arith and math.fma ops on the same (scalar or
-vector) type, following XLA's algorithms so that results agree with XLA bit for bit
-far more often than libm's do:
+we expand them the same way, into arith ops on the same (scalar or vector) type,
+following XLA's algorithms so that results agree with XLA bit for bit far more
+often than libm's do. Multiply-adds are mulf/addf pairs marked `contract`, as XLA
+emits them: LLVM fuses them into FMAs where the CPU has them (every host mlxc JITs
+for today), and a cross-compile for a CPU without FMA gets plain, still accurate,
+multiplies and adds instead of one fmaf call per element.
 
 - exp: Cephes' range reduction x = n ln2 + a (ln2 split in two, n = floor(x log2e +
   1/2) clamped to [-127, 127]), a degree-7 polynomial for e^a, and 2^n built from its
@@ -71,7 +74,12 @@ class _F32:
         return self.op("arith.mulf", a, b)
 
     def fma(self, a, b, c):
-        return self.op("math.fma", a, b, c)
+        """a * b + c, fused where the target allows (see the module docstring)."""
+        contract = {"fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
+        product = ir.Operation.create("arith.mulf", results=[self.t], operands=[a, b],
+                                      attributes=contract).result
+        return ir.Operation.create("arith.addf", results=[self.t], operands=[product, c],
+                                   attributes=contract).result
 
     def cmp(self, predicate: int, a, b):
         return ir.Operation.create(
@@ -88,7 +96,7 @@ class _F32:
         return self.select(self.cmp(_OGT, x, high), high, x)
 
     def horner(self, x, coefficients):
-        """c0 x^n + ... + cn, highest degree first, one fma per step."""
+        """c0 x^n + ... + cn, highest degree first, one multiply-add per step."""
         acc = self.c(coefficients[0])
         for c in coefficients[1:]:
             acc = self.fma(acc, x, self.c(c))
@@ -124,14 +132,16 @@ _TANH_DENOMINATOR = [1.19825839466702e-06, 1.18534705686654e-04, 2.2684346324390
 
 
 def _tanh(m: _F32, x):
-    # The rational function is exactly +-1 at the clamp (computed with fma), so the
+    # With fused multiply-adds the rational function is exactly +-1 at the clamp, so the
     # clamp saturates every larger |x| and the infinities.
     xc = m.clamp(x, -7.99881172180175781, 7.99881172180175781)
     x2 = m.mul(xc, xc)
     p = m.mul(xc, m.horner(x2, _TANH_NUMERATOR))
     q = m.horner(x2, _TANH_DENOMINATOR)
+    # Without them (a CPU lacking FMA) it may pass 1 by an ulp near the clamp: cap it.
+    r = m.clamp(m.op("arith.divf", p, q), -1.0, 1.0)
     tiny = m.cmp(_OLT, m.op("math.absf", x), m.c(0.0004))
-    return m.select(tiny, x, m.op("arith.divf", p, q))
+    return m.select(tiny, x, r)
 
 
 _LOG_POLYNOMIAL = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,

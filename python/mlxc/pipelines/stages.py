@@ -158,9 +158,6 @@ def bufferize_stage() -> Stage:
         mlir_pass("convert-bufferization-to-memref",
                   "lower the deallocation ops; must follow the deallocation pipeline"),
         mlir_pass("canonicalize", "drop copies and casts made redundant"),
-        Pass("mlxc-early-dealloc", (), (),
-             "free each temporary after its last use, not at the end of the function, so "
-             "malloc hands its memory to the next allocation (XLA reuses dead buffers)"),
     ])
 
 

@@ -38,11 +38,17 @@ SMALL_FLOATS = "f8E4M3FN,f8E5M2,f8E4M3,f8E3M4,f8E4M3FNUZ,f8E5M2FNUZ,f8E4M3B11FNU
 
 
 def with_temp_memory(bufferize: Stage) -> Stage:
-    """The common bufferize stage, then the peak temporary memory for memory_stats()."""
+    """The common bufferize stage, then early frees and the peak temporary memory for
+    memory_stats()."""
     passes = [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
+    # CPU only: the cuda mapping sinks host loads into later launches, past such a free.
+    early = Pass("mlxc-early-dealloc", (), (),
+                 "free each temporary after its last use, not at the end of the function, so "
+                 "malloc hands its memory to the next allocation (XLA reuses dead buffers)")
     record = Pass("mlxc-record-temp-memory", (), (),
                   "peak bytes of temporaries live at once (mlxc.temp_bytes), for memory_stats()")
-    return Stage(bufferize.name, tuple(passes + [record] + verify(bufferize.name)), bufferize.why)
+    return Stage(bufferize.name, tuple(passes + [early, record] + verify(bufferize.name)),
+                 bufferize.why)
 
 
 def thread_passes() -> list[Pass]:

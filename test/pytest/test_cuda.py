@@ -3,6 +3,7 @@ ptxas), the loop mapping's numbers (run on the CPU), the LLVM IR hand-over betwe
 MLIR's LLVM and llvmlite's, and the runtime's behaviour without a driver. On a
 machine with a GPU the corpus also runs on it and is compared with JAX."""
 
+import jax
 import numpy as np
 import pytest
 
@@ -339,14 +340,25 @@ def test_runtime_calls_exist_in_the_bindings():
         assert hasattr(driver.CUdevice_attribute, attr), attr
 
 
-def test_control_flow_around_arrays_is_a_clear_error():
-    import jax
-
-    src = export_program(lambda x: jax.lax.fori_loop(0, 5, lambda i, v: v * 2 + i, x),
-                         np.ones(8, np.float32))[0]
+@pytest.mark.parametrize("loop,op", [
+    # A loop counting to a constant is an scf.for; one on a data-dependent test stays scf.while.
+    (lambda x: jax.lax.fori_loop(0, 5, lambda i, v: v * 2 + i, x), "scf.for"),
+    (lambda x: jax.lax.while_loop(lambda v: v.sum() < 100, lambda v: v * 2, x), "scf.while"),
+])
+def test_control_flow_around_arrays_is_a_clear_error(loop, op):
+    src = export_program(loop, np.ones(8, np.float32))[0]
     with pytest.raises(mlxc.CompileError, match=r"<string>:\d+:\d+: error: the cuda target cannot "
-                                                r"run 'scf.while' yet: control flow around array"):
+                                                rf"run '{op}' yet: control flow around array"):
         mlxc.compile(src, target="cuda")
+
+
+def test_loop_carrying_nothing_runs_in_one_thread():
+    # A scan that only fills its stacked output carries no buffer once bufferized: its
+    # scf.for becomes a one-thread kernel (slow, but right), not an error.
+    xs = np.linspace(-1, 1, 40, dtype=np.float32).reshape(5, 8)
+    fn = lambda xs: jax.lax.scan(lambda c, x: (c, jax.numpy.sin(x) * 2), np.float32(0), xs)[1]  # noqa: E731
+    text, _, expected = export_program(fn, xs)
+    assert_matches(_mapped_on_cpu(text, threads=32)(xs), expected, 1e-6)
 
 
 def test_cuda_pipeline_prints_and_parses_back():

@@ -18,6 +18,9 @@ def schedule_passes() -> list[Pass]:
         Pass("mlxc-blocked-transposes", (), (),
              "a transpose that moves the contiguous dimension splits it into blocks of 8, so "
              "the schedule below writes 8 output rows at a time (whole rows thrash L1)"),
+        Pass("mlxc-gather-loop-order", (), (),
+             "a gather fused into a reduction (an embedding's mean) runs the reduction loop "
+             "outside the row loop: the vectorizer then reads rows, not one gather per lane"),
         Pass("mlxc-apply-cpu-schedules", (), (),
              "tile and vectorize each linalg op for the host CPU (schedules.py: per op kind "
              "and shape), on tensors so the matmul accumulator stays in registers"),

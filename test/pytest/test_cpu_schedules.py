@@ -179,3 +179,15 @@ def test_column_reductions(shape):
     i = rng.integers(-99, 99, shape).astype(np.int32)
     _check(lambda x, i: (x.sum(0), x.max(0), jnp.prod(1.0 + 0.001 * x, axis=0), i.sum(0),
                          i.min(0)), x, i)
+
+
+def test_reductions_of_bodies_that_read_their_indices():
+    # An iota fused into the reduction (linalg.index in its body): each lane of the
+    # accumulator must see its own column.
+    rng = np.random.default_rng(14)
+    x = _f(rng, 64, 512)
+    cols = lambda: jnp.arange(512, dtype=jnp.float32)  # noqa: E731
+    _check(lambda x: (jnp.sum(jnp.where(jnp.arange(512) < 300, x, 0.0), axis=1),
+                      jnp.sum(x * cols(), axis=1),
+                      jnp.max(x + jnp.arange(64, dtype=jnp.float32)[:, None] * cols(), axis=1),
+                      jnp.sum(x * jnp.arange(64 * 512, dtype=jnp.float32).reshape(64, 512))), x)

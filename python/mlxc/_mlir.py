@@ -57,8 +57,8 @@ def _register_passes_once() -> None:
 def new_context() -> ir.Context:
     """A fresh context with the upstream, StableHLO and CHLO dialects and passes.
 
-    mlxc uses one context per compilation: contexts are not thread-safe and they keep
-    every uniqued constant alive, so sharing one would leak memory across compiles.
+    Contexts are not thread-safe and keep every uniqued constant alive: compiles
+    share one per thread for a bounded number of compiles (mlxc.compile_context).
     """
     _register_passes_once()
     ctx = ir.Context()

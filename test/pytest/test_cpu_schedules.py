@@ -191,3 +191,16 @@ def test_reductions_of_bodies_that_read_their_indices():
                       jnp.sum(x * cols(), axis=1),
                       jnp.max(x + jnp.arange(64, dtype=jnp.float32)[:, None] * cols(), axis=1),
                       jnp.sum(x * jnp.arange(64 * 512, dtype=jnp.float32).reshape(64, 512))), x)
+
+
+def test_boolean_masks_read_once_per_vector():
+    # A bool operand whose indexing map skips the vectorized loop is one element per
+    # vector (broadcast), so the op is vectorized; along that loop it stays scalar.
+    rng = np.random.default_rng(15)
+    x, rows, cols = _f(rng, 40, 512), rng.random(40) > 0.5, rng.random(512) > 0.5
+    fn = lambda x, r, c: (jnp.where(r[:, None], x, -1.0), jnp.where(c[None, :], x, 2.0),  # noqa: E731
+                          jnp.where(r[:, None], x, 0.0).sum(0))
+    _check(fn, x, rows, cols)
+    fused = mlxc.lower(jax.export.export(jax.jit(lambda x, r: jnp.where(r[:, None], x, -1.0)))(
+        x, rows).mlir_module(), stop_after="fuse")
+    assert "vector<64xf32>" in fused

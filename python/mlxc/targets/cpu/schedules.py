@@ -147,6 +147,20 @@ def _has_sub_byte(op) -> bool:
     return False
 
 
+def _sub_byte_along(op, dim: int) -> bool:
+    """Whether a vector along loop `dim` would load or store several elements narrower
+    than a byte: an operand of such a type whose indexing map uses `dim`. A mask read
+    once per vector (its map without `dim`) is a single element, broadcast."""
+    maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
+    for operand, amap in zip(op.operands, maps):
+        t = operand.type
+        et = t.element_type if isinstance(t, ir.ShapedType) else None
+        if isinstance(et, (ir.IntegerType, ir.FloatType)) and et.width < 8 and any(
+                isinstance(e, ir.AffineDimExpr) and e.position == dim for e in amap.results):
+            return True
+    return False
+
+
 def _vector_dim(op, ranges: list[int]) -> int:
     """The loop to vectorize: the one running along the contiguous (last) dimension of
     the biggest operand, so vector loads are contiguous. For a sum over rows that is
@@ -363,7 +377,7 @@ def _choose(op) -> Optional[Schedule]:
             if sched is not None:
                 return sched
         if _has_sub_byte(op) or not _body_ok(op):
-            return _innermost(ranges, _has_sub_byte(op), dim)
+            return _innermost(ranges, _has_sub_byte(op) and _sub_byte_along(op, dim), dim)
         # A column reduction (its vector runs along a parallel loop, its accumulator
         # stays in registers across the reduction loops): a wider vector reads longer
         # runs of each row.

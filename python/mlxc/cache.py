@@ -17,6 +17,7 @@ compiles that dump IR are not cached. This module imports nothing of the compile
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import os
@@ -175,7 +176,9 @@ def store(k: Optional[str], exe) -> None:
     if k is None or not isinstance(exe, Executable):
         return
     folder = _folder(k)  # read here: settings overrides belong to the calling thread
-    thread = threading.Thread(target=_write, args=(k, exe, folder), name="mlxc-cache-store")
+    # The caller's settings overrides hold in the thread too (linking reads cache_dir).
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(_write, k, exe, folder),
+                              name="mlxc-cache-store")
     with _lock:
         _pending[:] = [t for t in _pending if t.is_alive()] + [thread]
         _in_flight[k] = exe

@@ -1,7 +1,9 @@
 """The MLIR context a compile runs in: one per thread, reused by that thread's next compiles.
 
 Making a context loads every dialect the bindings know, and tearing one down frees
-them again: 10 to 20 ms per compile, as long as compiling a small program takes.
+them again: 10 to 20 ms per compile, as long as compiling a small program takes. The
+pass managers built in a context are kept with it (runner.RunOptions.pass_managers):
+their first run gathers the canonicalization patterns of every loaded op.
 A context is not thread-safe, so each thread keeps its own. It also keeps every type
 and attribute it ever uniqued (a program's constants among them) until it dies, so
 it is replaced after `MAX_USES` compiles, after a compile whose source is larger

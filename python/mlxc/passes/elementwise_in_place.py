@@ -13,9 +13,9 @@ when the generic has parallel loops only, writes one result that it does not rea
 reads `%v` at the very element it writes (same type, same indexing map), and is the
 last op of the block to use `%v`, which a linalg op in the same block computed (so `%v`
 is a temporary of ours: never a caller's input or a constant). Of several such inputs
-the one computed first is taken. Reading `%v` through the
-destination's block argument makes the tiled loops read and write the same tile, which
-one-shot-bufferize then keeps in place.
+the one computed first is taken. Reading `%v` through the destination's block argument
+makes the tiled loops read and write the same tile, which one-shot-bufferize then keeps
+in place.
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-elementwise-in-place": "mlxc.passes.elementwise_in_place",
     "mlxc-early-dealloc": "mlxc.passes.early_dealloc",
     "mlxc-uncopied-loop-inputs": "mlxc.passes.uncopied_loop_inputs",
+    "mlxc-hoist-loop-buffers": "mlxc.passes.hoist_loop_buffers",
     "mlxc-unshare-fills": "mlxc.passes.unshare_fills",
     "mlxc-accumulate-into-contraction": "mlxc.passes.accumulate_into_contraction",
     "mlxc-parallelize-tile-loops": "mlxc.passes.parallelize_tile_loops",

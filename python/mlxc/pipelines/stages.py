@@ -148,6 +148,9 @@ def bufferize_stage() -> Stage:
         Pass("mlxc-uncopied-loop-inputs", (), (),
              "a loop that only reads its initial state (lax.scan's h0) starts from the input "
              "itself: one-shot copies it, counting every iter_arg as written"),
+        Pass("mlxc-hoist-loop-buffers", (), (),
+             "the small buffers a loop step computes in (a fori_loop's index arithmetic) are "
+             "allocated once before the loop, not malloc'd and freed every step"),
         Pass("mlxc-distinct-result-buffers", (), (),
              "a value returned twice gets a copy, so each result has its own buffer"),
         mlir_pass("buffer-results-to-out-params",

@@ -5,9 +5,11 @@ pass writes them as a transform-dialect script (one named sequence per op, so th
 a schedule the transforms reject leaves that op alone instead of failing the
 compile) and runs it with the transform interpreter. A last sequence vectorizes
 every linalg op of each function (each is now a small tile; one the vectorizer
-cannot handle, such as a gather, stays a loop nest), lowers vector contractions to
-broadcast + FMA and 16x16 transposes to AVX-512 shuffles, and hoists loop-invariant transfers (the matmul accumulator stays
-in registers across the reduction loop).
+cannot handle stays a loop nest), lowers vector contractions to broadcast + FMA and
+16x16 transposes to AVX-512 shuffles, and casts away leading unit dims (so that the
+read and the write of an accumulator match). Row reductions then get a halving tree
+(`targets/cpu/reduction_trees.py`), and loop-invariant transfers are hoisted (the
+matmul and convolution accumulators stay in registers across their reduction loops).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ multiplies and adds instead of one fmaf call per element.
   flushes all subnormals). At most 1 ulp, 5 ulp just under the overflow threshold.
 - tanh: Eigen's odd 13/6 rational function on x clamped to +-7.9988 (where it is
   exactly +-1), and x itself for |x| < 0.0004 (so -0 and tiny x are exact).
-- log: Cephes' logf, the mantissa in [sqrt(1/2), sqrt(2)) and a degree-9 polynomial,
+- log: Cephes' logf, the mantissa in [sqrt(1/2), sqrt(2)) and its degree-8 polynomial,
   with subnormal inputs scaled first; at most 1 ulp.
 - erf: Eigen's odd 9/12 rational function, +-1 from |x| >= 3.8325.
 
@@ -50,6 +50,7 @@ class _F32:
         i1 = ir.IntegerType.get_signless(1)
         self.i1 = ir.VectorType.get(shape, i1) if self.vector else i1
         self._pred_type = ir.IntegerType.get_signless(64)
+        self._contract = {"fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
 
     def _constant(self, t, element_attr):
         attr = ir.DenseElementsAttr.get_splat(t, element_attr) if self.vector else element_attr
@@ -75,11 +76,10 @@ class _F32:
 
     def fma(self, a, b, c):
         """a * b + c, fused where the target allows (see the module docstring)."""
-        contract = {"fastmath": ir.Attribute.parse("#arith.fastmath<contract>")}
         product = ir.Operation.create("arith.mulf", results=[self.t], operands=[a, b],
-                                      attributes=contract).result
+                                      attributes=self._contract).result
         return ir.Operation.create("arith.addf", results=[self.t], operands=[product, c],
-                                   attributes=contract).result
+                                   attributes=self._contract).result
 
     def cmp(self, predicate: int, a, b):
         return ir.Operation.create(

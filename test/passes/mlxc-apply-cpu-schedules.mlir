@@ -147,7 +147,8 @@ func.func @row_max(%a: tensor<2048x512xf32>) -> tensor<2048xf32> {
 }
 
 // A full reduction of x * x: one accumulator across rows and columns; 1000 columns
-// give 40 lanes (the largest divisor up to 64), halved to 5 and then reduced.
+// give 40 lanes (a divisor up to 64 that fills whole registers), halved to 5, then
+// to 2 with the odd last lane folded into lane 0, then to 1.
 // CHECK-LABEL: func.func @mean_square
 // CHECK: scf.for {{.*}} = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<40xf32>)
 // CHECK: scf.for {{.*}} = %c0 to %c1000 step %c40 iter_args({{.*}}) -> (vector<40xf32>)
@@ -156,7 +157,12 @@ func.func @row_max(%a: tensor<2048x512xf32>) -> tensor<2048xf32> {
 // CHECK: arith.addf {{.*}} : vector<20xf32>
 // CHECK: arith.addf {{.*}} : vector<10xf32>
 // CHECK: arith.addf {{.*}} : vector<5xf32>
-// CHECK: vector.multi_reduction <add>, {{.*}} [0, 1] : vector<1x5xf32> to f32
+// CHECK: %[[TWO:.*]] = arith.addf {{.*}} : vector<2xf32>
+// CHECK: %[[ODD:.*]] = vector.extract_strided_slice {{.*}} {offsets = [4], sizes = [1], strides = [1]} : vector<5xf32> to vector<1xf32>
+// CHECK: %[[LANE0:.*]] = arith.addf %{{.*}}, %[[ODD]] : vector<1xf32>
+// CHECK: vector.insert_strided_slice %[[LANE0]], %[[TWO]]
+// CHECK: arith.addf {{.*}} : vector<1xf32>
+// CHECK-NOT: vector.multi_reduction
 func.func @mean_square(%a: tensor<16x1000xf32>) -> tensor<f32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<f32>

@@ -5,10 +5,10 @@ vector<1x...xN>. `lower-vector-multi-reduction` turns that into N dependent scal
 ops (the "inner-parallel" strategy transposes a vector whose other dims are 1), and
 for min/max LLVM has no fast horizontal reduction either: both cost a chain of N
 steps. Halving the vector instead (the upper half combined lane-wise into the lower
-half while the length is even) takes log2(N) vector steps and leaves a short
-reduction of an odd number of lanes (one, for powers of two). Every combining kind
-is associative and commutative on its lanes (sums only up to rounding, which the
-reduction order never promised), so the result is the same reduction.
+half, an odd last lane into lane 0) takes log2(N) vector steps down to one lane.
+Every combining kind is associative and commutative on its lanes (sums only up to
+rounding, which the reduction order never promised), so the result is the same
+reduction.
 """
 
 from __future__ import annotations
@@ -43,6 +43,13 @@ def _combiner(op) -> str | None:
     return None
 
 
+def _slice(vector, start: int, size: int, element):
+    return ir.Operation.create(
+        "vector.extract_strided_slice", results=[ir.VectorType.get([size], element)],
+        operands=[vector], attributes={"offsets": _i64_array([start]), "sizes": _i64_array([size]),
+                                       "strides": _i64_array([1])}).result
+
+
 def _rewrite(op) -> None:
     source = op.operands[0]
     vtype = ir.VectorType(source.type)
@@ -54,20 +61,24 @@ def _rewrite(op) -> None:
     if combine is None or rank == 0 or rank - 1 not in dims or any(d != 1 for d in shape[:-1]):
         return
     n = shape[-1]
-    if n < 2 or n % 2:
+    if n < 2:
         return
     with op.location, ir.InsertionPoint(op):
         flat = ir.Operation.create("vector.shape_cast", results=[ir.VectorType.get([n], element)],
                                    operands=[source]).result
-        while n % 2 == 0 and n > 1:
+        while n > 1:
             half = n // 2
-            htype = ir.VectorType.get([half], element)
-            parts = [ir.Operation.create(
-                "vector.extract_strided_slice", results=[htype], operands=[flat],
-                attributes={"offsets": _i64_array([start]), "sizes": _i64_array([half]),
-                            "strides": _i64_array([1])}).result for start in (0, half)]
-            flat = ir.Operation.create(combine, results=[htype], operands=parts).result
-            n = half
+            lo, hi = _slice(flat, 0, half, element), _slice(flat, half, half, element)
+            folded = ir.Operation.create(combine, results=[lo.type], operands=[lo, hi]).result
+            if n % 2:
+                # The odd last lane joins lane 0.
+                head = ir.Operation.create(
+                    combine, results=[ir.VectorType.get([1], element)],
+                    operands=[_slice(folded, 0, 1, element), _slice(flat, n - 1, 1, element)]).result
+                folded = ir.Operation.create(
+                    "vector.insert_strided_slice", results=[lo.type], operands=[head, folded],
+                    attributes={"offsets": _i64_array([0]), "strides": _i64_array([1])}).result
+            flat, n = folded, half
         shaped = ir.Operation.create("vector.shape_cast",
                                      results=[ir.VectorType.get(shape[:-1] + [n], element)],
                                      operands=[flat]).result

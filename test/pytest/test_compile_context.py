@@ -124,3 +124,20 @@ def test_threads_compile_at_once_each_in_its_own_context():
     assert not errors, errors
     assert results == {0: True, 1: True}
     assert contexts[0] is not None and contexts[0] is not contexts[1]
+
+
+def test_pass_managers_kept_by_pipeline_text_but_not_when_timing():
+    from mlxc.frontend import source as frontend
+    from mlxc.pipelines import runner
+    from mlxc.targets import get
+
+    stages = get("cpu").pipeline("main").stages[:2]
+    kept: dict = {}
+    with compile_context.compile_context(ADD):
+        for timing in (True, False):
+            module = frontend.load(ADD).module
+            runner.run_stages(module, stages, options=runner.RunOptions(
+                verify_each=False, timing=timing, pass_managers=kept))
+            if timing:
+                assert kept == {}  # a timed pass manager reports its own runs only
+    assert len(kept) == len(stages)

@@ -171,8 +171,9 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
     opts = options or RunOptions()
     for offset, stage in enumerate(stages):
         pm, key = None, None
-        if opts.pass_managers is not None:
-            key = (render(stage.passes), opts.print_ir_after_all, opts.timing, opts.verify_each)
+        # A pass manager reports timing and prints IR for its own runs: not kept.
+        if opts.pass_managers is not None and not (opts.timing or opts.print_ir_after_all):
+            key = (render(stage.passes), opts.verify_each)
             pm = opts.pass_managers.get(key)
         if pm is None:
             pm = build_pass_manager(stage.passes, module.context, opts)

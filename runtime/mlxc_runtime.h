@@ -21,6 +21,14 @@ MLXC_EXPORT void mlxc_call_packed(void (*fn)(void **), void **buffers);
 
 MLXC_EXPORT const char *mlxc_runtime_version(void);
 
+/* Temporaries of generated code (mlxc_alloc.c): freed large blocks are kept for reuse. */
+#include <stddef.h>
+MLXC_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
+MLXC_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+MLXC_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
+/* Bytes of freed blocks kept for reuse right now. */
+MLXC_EXPORT size_t mlxc_kept_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif

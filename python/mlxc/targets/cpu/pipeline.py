@@ -122,7 +122,11 @@ def llvm_stage():
         Pass("mlxc-empty-buffer-arguments", (), (),
              "zero-size memref arguments as memref<0xT>: the bare-pointer call lowering "
              "below rejects shapes like 2x0x3"),
-        mlir_pass("finalize-memref-to-llvm", "memrefs to pointers; alloc/dealloc to malloc/free"),
+        mlir_pass("finalize-memref-to-llvm",
+                  "memrefs to pointers; alloc/dealloc to the runtime's allocator "
+                  "(runtime/mlxc_alloc.c), which keeps freed large temporaries for the "
+                  "next call instead of page-faulting them in again",
+                  use_generic_functions=True),
         mlir_pass("convert-complex-to-llvm",
                   "complex values as {re, im} structs, numpy's complex64/complex128 layout"),
         mlir_pass("convert-math-to-llvm", "math ops with LLVM intrinsics"),

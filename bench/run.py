@@ -152,7 +152,8 @@ def print_table(rows: list[dict]) -> None:
         print(f"geomean cold compile: mlxc {_fmt_time(geomean([r['mlxc_compile_s'] for r in ok]))}, "
               f"XLA {_fmt_time(geomean([r['xla_compile_s'] for r in ok]))}, ratio "
               f"{geomean([r['mlxc_compile_s'] / r['xla_compile_s'] for r in ok]):.2f}")
-        mem = [r for r in ok if r["mlxc_temp_bytes"] is not None and r["xla_temp_bytes"]]
+        # XLA's 0 B is a real figure (conv_nhwc needs no temporary there), not a missing one.
+        mem = [r for r in ok if r["mlxc_temp_bytes"] is not None and r["xla_temp_bytes"] is not None]
         worse = [r["name"] for r in mem if r["mlxc_temp_bytes"] > r["xla_temp_bytes"]]
         print(f"temp memory above XLA's: {', '.join(worse) if worse else 'none'}")
 

@@ -6,6 +6,7 @@ binding package is a one-file change and the runtime package never pulls it in.
 
 from __future__ import annotations
 
+import importlib
 import threading
 import types
 
@@ -31,6 +32,12 @@ from torch_mlir._mlir_libs import _torchMlir  # noqa: F401
 if "mlxc._dialect_classes" not in _cext.globals.dialect_search_modules:
     _cext.globals.dialect_search_modules = (
         ["mlxc._dialect_classes"] + list(_cext.globals.dialect_search_modules))
+
+
+def load_linalg_op_classes() -> None:
+    """Register linalg's generated op classes (for mlxc._dialect_classes.linalg), without
+    the op DSL that importing the binding's linalg package also builds."""
+    importlib.import_module("torch_mlir.dialects._linalg_ops_gen")
 
 
 def _apply_named_sequence(payload_root, transform_root, transform_module) -> None:

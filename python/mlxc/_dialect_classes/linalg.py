@@ -5,4 +5,6 @@ machine, most of what a first compile spent importing); mlxc never builds linalg
 from Python, and the op classes an op is wrapped in are these same generated ones.
 """
 
-from torch_mlir.dialects._linalg_ops_gen import *  # noqa: F401,F403  (registers the op classes)
+from .._mlir import load_linalg_op_classes
+
+load_linalg_op_classes()

@@ -1,8 +1,9 @@
 // RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-parallelize-tile-loops)' | FileCheck %s
 // RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-parallelize-tile-loops{min-work=100000000})' | FileCheck %s --check-prefix=HIGH
 
-// A large tile loop (4 tiles x 64 rows x 4 vectors of 64) becomes scf.parallel with the
-// same bounds; its nested forall stays, the outer one already uses every thread.
+// A large tile loop (4 tiles x 256 rows x 8 vectors of 64, read and written: 2^20
+// elements touched, the default threshold) becomes scf.parallel with the same bounds;
+// its nested forall stays, the outer one already uses every thread.
 // CHECK-LABEL: func.func @large
 // CHECK: %[[UB:.*]] = arith.constant 4 : index
 // CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[UB]]) step (%{{.*}}) {
@@ -13,23 +14,51 @@
 // HIGH-LABEL: func.func @large
 // HIGH-NOT: scf.parallel
 // HIGH: scf.forall (%{{.*}}) in (4)
-func.func @large(%a: memref<256x256xf32>, %b: memref<256x256xf32>) {
+func.func @large(%a: memref<1024x512xf32>, %b: memref<1024x512xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  %pad = arith.constant 0.0 : f32
+  scf.forall (%t) in (4) {
+    %row0 = affine.apply affine_map<(d0) -> (d0 * 256)>(%t)
+    scf.for %r = %c0 to %c256 step %c1 {
+      %row = arith.addi %row0, %r : index
+      scf.for %col = %c0 to %c512 step %c64 {
+        %v = vector.transfer_read %a[%row, %col], %pad {in_bounds = [true]} : memref<1024x512xf32>, vector<64xf32>
+        vector.transfer_write %v, %b[%row, %col] {in_bounds = [true]} : vector<64xf32>, memref<1024x512xf32>
+      }
+    }
+    scf.forall (%u) in (2) {
+      memref.store %pad, %b[%row0, %u] : memref<1024x512xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The same loop over a quarter of the rows (2^18 elements touched, some 10 us on one
+// thread) stays sequential: a second thread would save less than the parallel region
+// costs to compile.
+// CHECK-LABEL: func.func @medium
+// CHECK-NOT: scf.parallel
+// CHECK: scf.forall (%{{.*}}) in (4)
+func.func @medium(%a: memref<256x512xf32>, %b: memref<256x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
   %pad = arith.constant 0.0 : f32
   scf.forall (%t) in (4) {
     %row0 = affine.apply affine_map<(d0) -> (d0 * 64)>(%t)
     scf.for %r = %c0 to %c64 step %c1 {
       %row = arith.addi %row0, %r : index
-      scf.for %col = %c0 to %c256 step %c64 {
-        %v = vector.transfer_read %a[%row, %col], %pad {in_bounds = [true]} : memref<256x256xf32>, vector<64xf32>
-        vector.transfer_write %v, %b[%row, %col] {in_bounds = [true]} : vector<64xf32>, memref<256x256xf32>
+      scf.for %col = %c0 to %c512 step %c64 {
+        %v = vector.transfer_read %a[%row, %col], %pad {in_bounds = [true]} : memref<256x512xf32>, vector<64xf32>
+        vector.transfer_write %v, %b[%row, %col] {in_bounds = [true]} : vector<64xf32>, memref<256x512xf32>
       }
-    }
-    scf.forall (%u) in (2) {
-      memref.store %pad, %b[%row0, %u] : memref<256x256xf32>
     }
   }
   return

@@ -3,6 +3,8 @@
     python bench/run.py                     # every program
     python bench/run.py -k conv -k mlp      # programs whose name contains one of these
     python bench/run.py --json out.json     # also write the rows as JSON
+    python bench/run.py --set unseen        # the programs of bench/unseen.py (--set all: both)
+    python bench/run.py --blas              # only 1024^3 f32 matmul vs numpy's OpenBLAS, 1 and 2 threads
 
 For each program, in one process: cold compile time of both (mlxc from the
 jax.export text, XLA from the lowered module: tracing excluded for both), a check
@@ -39,6 +41,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import mlxc  # noqa: E402
 from programs import BENCHES  # noqa: E402
+from unseen import UNSEEN  # noqa: E402
+
+SETS = {"default": BENCHES, "unseen": UNSEEN, "all": BENCHES + UNSEEN}
 
 
 def _flat(tree):
@@ -186,10 +191,18 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=7, help="interleaved batches per program")
     p.add_argument("--batch-ms", type=float, default=30.0, help="wall time of one batch")
     p.add_argument("--json", help="also write the rows to this file")
+    p.add_argument("--set", choices=sorted(SETS), default="default",
+                   help="program set: default (bench/programs.py), unseen (bench/unseen.py), all")
+    p.add_argument("--blas", action="store_true",
+                   help="only compare 1024^3 f32 matmul with numpy's OpenBLAS on 1 and 2 threads")
     a = p.parse_args(argv)
-    benches = [b for b in BENCHES if not a.k or any(k in b.name for k in a.k)]
+    if a.blas:
+        import blas
+        return blas.main(rounds=a.rounds, batch_s=a.batch_ms / 1e3)
+    known = SETS[a.set]
+    benches = [b for b in known if not a.k or any(k in b.name for k in a.k)]
     if not benches:
-        p.error(f"no program matches {a.k}; known: {', '.join(b.name for b in BENCHES)}")
+        p.error(f"no program matches {a.k}; known: {', '.join(b.name for b in known)}")
     print(f"mlxc vs jax.jit {jax.__version__} on {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}\n")
     warm_up()

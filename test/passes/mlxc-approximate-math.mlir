@@ -93,15 +93,64 @@ func.func @erf_vector(%x: vector<8xf32>) -> vector<8xf32> {
 
 // -----
 
-// Other element types keep the libm path.
+// f64 exp: XLA's f64 algorithm. Inputs beyond [-708.396, 709.783] give 0 or inf,
+// n = floor(x log2e + 1/2) clamped to [-1022, 1024], g = x - n ln2 in two steps, the
+// rational function 1 + 2 P(g) / (Q(g^2) - P(g)), then 2^n as two exponent-bit
+// factors so each is a normal number.
+// CHECK-LABEL: func.func @exp_f64
+// CHECK-NOT: math.exp
+// CHECK: %[[BELOW:.*]] = arith.cmpf olt, %arg0, %{{.*}} : vector<4xf64>
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %arg0, %{{.*}} : vector<4xf64>
+// CHECK: math.floor
+// CHECK: arith.addf %{{.*}} fastmath<contract> : vector<4xf64>
+// CHECK: %[[Q:.*]] = arith.subf
+// CHECK: arith.divf %{{.*}}, %[[Q]] : vector<4xf64>
+// CHECK: %[[N:.*]] = arith.fptosi %{{.*}} : vector<4xf64> to vector<4xi64>
+// CHECK: %[[H:.*]] = arith.shrsi %[[N]], %{{.*}} : vector<4xi64>
+// CHECK: arith.shli %{{.*}} : vector<4xi64>
+// CHECK: arith.bitcast %{{.*}} : vector<4xi64> to vector<4xf64>
+// CHECK: arith.subi %[[N]], %[[H]] : vector<4xi64>
+// CHECK: %[[R:.*]] = arith.mulf
+// CHECK: %[[R0:.*]] = arith.select %[[BELOW]], %{{.*}}, %[[R]] : vector<4xi1>, vector<4xf64>
+// CHECK: %[[R1:.*]] = arith.select %[[ABOVE]], %{{.*}}, %[[R0]] : vector<4xi1>, vector<4xf64>
+// CHECK: return %[[R1]]
+func.func @exp_f64(%x: vector<4xf64>) -> vector<4xf64> {
+  %0 = math.exp %x : vector<4xf64>
+  return %0 : vector<4xf64>
+}
+
+// -----
+
+// f64 tanh: Eigen's odd 19/18 rational function of x clamped to +-17.714, and
+// copysign(1, x) from |x| >= 20.
+// CHECK-LABEL: func.func @tanh_f64
+// CHECK-NOT: math.tanh
+// CHECK: arith.cmpf olt, %arg0
+// CHECK-COUNT-9: arith.addf %{{.*}} fastmath<contract> : f64
+// CHECK: %[[P:.*]] = arith.mulf
+// CHECK-COUNT-9: arith.addf %{{.*}} fastmath<contract> : f64
+// CHECK: %[[R:.*]] = arith.divf %[[P]], %{{.*}} : f64
+// CHECK: %[[A:.*]] = math.absf %arg0 : f64
+// CHECK: %[[BIG:.*]] = arith.cmpf oge, %[[A]], %{{.*}} : f64
+// CHECK: %[[ONE:.*]] = math.copysign %{{.*}}, %arg0 : f64
+// CHECK: %[[OUT:.*]] = arith.select %[[BIG]], %[[ONE]], %[[R]] : f64
+// CHECK: return %[[OUT]]
+func.func @tanh_f64(%x: f64) -> f64 {
+  %0 = math.tanh %x : f64
+  return %0 : f64
+}
+
+// -----
+
+// Other functions and element types keep the libm path.
 // CHECK-LABEL: func.func @other_types
-// CHECK: math.exp %arg0 : vector<4xf64>
-// CHECK: math.tanh %arg1 : f64
+// CHECK: math.log %arg0 : vector<4xf64>
+// CHECK: math.erf %arg1 : f64
 // CHECK: math.log %arg2 : f16
 // CHECK-NOT: fastmath
 func.func @other_types(%a: vector<4xf64>, %b: f64, %c: f16) -> (vector<4xf64>, f64, f16) {
-  %0 = math.exp %a : vector<4xf64>
-  %1 = math.tanh %b : f64
+  %0 = math.log %a : vector<4xf64>
+  %1 = math.erf %b : f64
   %2 = math.log %c : f16
   return %0, %1, %2 : vector<4xf64>, f64, f16
 }

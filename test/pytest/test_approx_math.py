@@ -194,3 +194,55 @@ def test_expm1_log1p_on_the_approximations(fn, ref, bound, x):
     assert ulps(actual, expected)[keep].max() <= bound
     big = np.array([84.28864, 88.0, 4.0371157e36, 3e38], np.float32)
     np.testing.assert_array_less(ulps(compile_jax(fn, big)(big), reference(ref, big)), bound + 1)
+
+
+# f64: exp and tanh follow XLA's f64 algorithms (exp: a Cephes rational function,
+# tanh: Eigen's), and expm1 XLA's formula on them, so results are XLA's bit for bit.
+F64_EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-300, -1e-300, 0.5, -0.5,
+                      0.49999999999999994, 709.78, 709.782712893384, 709.79, 710.0,
+                      -708.3964185322641, -708.4, -745.2, 17.7, 17.8, 19.99, 20.0, -20.0,
+                      40.0, -40.0, -0.2046941658885098, 1e-8, -1e-8])
+
+
+def f64_sweep() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    return np.concatenate([rng.uniform(-1, 1, 4000), rng.uniform(-40, 40, 4000),
+                           rng.uniform(-750, 750, 2000), F64_EDGES])
+
+
+# fn: (largest ulp error over the sweep, the |x| below which it is measured); as XLA's.
+# sinh beyond |x| >= 1 is exp(x - log 2) - exp(-x - log 2), whose x - log 2 rounds.
+F64_BOUNDS = {jnp.exp: (1, np.inf), jnp.tanh: (6, np.inf), jnp.expm1: (4, np.inf),
+              jnp.sinh: (4, 1.0)}
+
+
+@pytest.mark.parametrize("fn", list(F64_BOUNDS), ids=["exp", "tanh", "expm1", "sinh"])
+def test_f64_bit_equal_to_xla(fn):
+    x = f64_sweep()
+    text, _, _ = export_program(fn, x, x64=True)
+    actual = mlxc.compile(text)(x)
+    with jax.enable_x64(True):
+        xla = np.asarray(jax.jit(fn)(x))
+    keep = np.abs(xla) != 0 if fn is jnp.exp else np.ones(x.shape, bool)
+    keep &= ~(np.abs(x) < 2.3e-308) | (x == 0)  # XLA flushes subnormal inputs
+    np.testing.assert_array_equal(actual[keep], xla[keep])
+    # Where XLA's exp flushes a result to 0, so do we (and both are 0 below -708.4).
+    np.testing.assert_array_equal(actual[~keep & (xla == 0)], 0.0)
+    with np.errstate(over="ignore"):
+        truth = getattr(np, fn.__name__)(x)
+    bound, below = F64_BOUNDS[fn]
+    measured = np.isfinite(truth) & (np.abs(truth) > 1e-300) & (np.abs(x) < below)
+    error = np.abs(actual[measured] - truth[measured]) / np.spacing(np.abs(truth[measured]))
+    assert error.max() <= bound, f"{error.max()} ulp at x = {x[measured][np.argmax(error)]!r}"
+
+
+def test_f64_special_values():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 800.0, -800.0, 25.0, -25.0])
+    with np.errstate(over="ignore"):
+        expected_of = {jnp.exp: np.exp(x), jnp.tanh: np.tanh(x), jnp.expm1: np.expm1(x)}
+    for fn, expected in expected_of.items():
+        text, _, _ = export_program(fn, x, x64=True)
+        actual = mlxc.compile(text)(x)
+        np.testing.assert_allclose(actual, expected, rtol=1e-15)
+        zeros = expected == 0
+        np.testing.assert_array_equal(np.signbit(actual[zeros]), np.signbit(expected[zeros]))

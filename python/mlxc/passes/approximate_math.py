@@ -1,4 +1,5 @@
-"""mlxc-approximate-math: f32 exp, log, tanh and erf as inline vector arithmetic.
+"""mlxc-approximate-math: f32 exp, log, tanh and erf, f64 exp and tanh, as inline
+vector arithmetic.
 
 `convert-math-to-llvm` turns math.exp/log/tanh/erf into LLVM intrinsics that the
 backend scalarizes into one libm call per element, so a vector<64xf32> exp costs 64
@@ -20,9 +21,18 @@ multiplies and adds instead of one fmaf call per element.
   with subnormal inputs scaled first; at most 1 ulp.
 - erf: Eigen's odd 9/12 rational function, +-1 from |x| >= 3.8325.
 
+f64, as XLA's CPU backend computes it (bit-equal to jax.jit with x64):
+- exp: the same range reduction with n clamped to [-1022, 1024], Cephes' rational
+  function e^g = 1 + 2 P(g) / (Q(g^2) - P(g)), and 2^n as two exponent-bit factors
+  (each a normal number; the product is rounded once); 0 below -708.396, inf above
+  709.783. At most 1 ulp.
+- tanh: Eigen's odd 19/18 rational function on x clamped to +-17.714, +-1 from
+  |x| >= 20. At most 6 ulp near the clamp, 3 below |x| = 1.
+
 Infinities, NaN, +-0 and negative logs follow IEEE (log(0) = -inf, log(x<0) = NaN).
-Other element types (f64; f16/bf16 arrive here as f32) keep the libm path. Runs in
-the lower stage after mlxc-precise-expm1-log1p, whose expansions use exp and log.
+Other functions and types (f64 log and erf; f16/bf16 arrive here as f32) keep the
+libm path. Runs in the lower stage after mlxc-precise-expm1-log1p, whose expansions
+use exp, tanh and log.
 """
 
 from __future__ import annotations
@@ -37,15 +47,17 @@ _OEQ, _OGT, _OGE, _OLT, _ULT = 1, 2, 3, 4, 11
 _F32_MIN_NORMAL = 1.1754943508222875e-38
 
 
-class _F32:
-    """Builds arith/math ops on one f32 type (scalar or vector) and its i32/i1 twins."""
+class _Float:
+    """Builds arith/math ops on one f32 or f64 type (scalar or vector) and its
+    same-width integer and i1 twins (`i32` is i64 for f64)."""
 
     def __init__(self, t: ir.Type):
         self.t = t
         self.vector = isinstance(t, ir.VectorType)
         shape = ir.VectorType(t).shape if self.vector else None
-        self.f32 = ir.F32Type.get()
-        self.i32_element = ir.IntegerType.get_signless(32)
+        self.f32 = ir.VectorType(t).element_type if self.vector else t
+        width = 64 if isinstance(self.f32, ir.F64Type) else 32
+        self.i32_element = ir.IntegerType.get_signless(width)
         self.i32 = ir.VectorType.get(shape, self.i32_element) if self.vector else self.i32_element
         i1 = ir.IntegerType.get_signless(1)
         self.i1 = ir.VectorType.get(shape, i1) if self.vector else i1
@@ -103,7 +115,7 @@ class _F32:
         return acc
 
 
-def _exp(m: _F32, x):
+def _exp(m: _Float, x):
     # XLA's input clamp: beyond it exp is 0 or inf anyway, and n stays in range.
     x = m.clamp(x, -87.8, 88.8)
     n = m.op("math.floor", m.fma(x, m.c(1.44269504088896341), m.c(0.5)))
@@ -131,7 +143,7 @@ _TANH_DENOMINATOR = [1.19825839466702e-06, 1.18534705686654e-04, 2.2684346324390
                      4.89352518554385e-03]
 
 
-def _tanh(m: _F32, x):
+def _tanh(m: _Float, x):
     # With fused multiply-adds the rational function is exactly +-1 at the clamp, so the
     # clamp saturates every larger |x| and the infinities.
     xc = m.clamp(x, -7.99881172180175781, 7.99881172180175781)
@@ -149,7 +161,7 @@ _LOG_POLYNOMIAL = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.242014
                    3.3333331174e-1]
 
 
-def _log(m: _F32, x):
+def _log(m: _Float, x):
     i32 = m.i32
     # Subnormals: scale by 2^23 so the exponent field holds the whole exponent.
     subnormal = m.cmp(_OLT, x, m.c(_F32_MIN_NORMAL))
@@ -183,7 +195,7 @@ _ERF_DENOMINATOR = [-1.1791602954361697e-7, 0.000023547966471313185, 0.001017962
                     0.014070470171167667, 0.11098505178285362, 0.49746925110067538, 1.0]
 
 
-def _erf(m: _F32, x):
+def _erf(m: _Float, x):
     x2 = m.mul(x, x)
     p = m.mul(x, m.horner(x2, _ERF_NUMERATOR))
     q = m.horner(x2, _ERF_DENOMINATOR)
@@ -193,24 +205,85 @@ def _erf(m: _F32, x):
     return m.select(saturated, one, m.op("arith.divf", p, q))
 
 
-_REWRITES = {"math.exp": _exp, "math.tanh": _tanh, "math.log": _log, "math.erf": _erf}
+_EXP64_LOW, _EXP64_HIGH = -708.3964185322641, 709.782712893384
+_EXP64_P = [1.26177193074810590878e-4, 3.02994407707441961300e-2, 9.99999999999999999910e-1]
+_EXP64_Q = [3.00198505138664455042e-6, 2.52448340349684104192e-3, 2.27265548208155028766e-1, 2.0]
 
 
-def _is_f32(t: ir.Type) -> bool:
+def _exp_f64(m: _Float, x):
+    below = m.cmp(_OLT, x, m.c(_EXP64_LOW))
+    above = m.cmp(_OGT, x, m.c(_EXP64_HIGH))
+    xc = m.clamp(x, _EXP64_LOW, _EXP64_HIGH)
+    n = m.op("math.floor", m.fma(xc, m.c(1.4426950408889634), m.c(0.5)))
+    # As in _exp: a NaN n becomes the low bound, so fptosi never sees it.
+    lo, hi = m.c(-1022.0), m.c(1024.0)
+    n = m.select(m.cmp(_OGT, n, lo), n, lo)
+    n = m.select(m.cmp(_OLT, n, hi), n, hi)
+    # g = x - n ln2, ln2 split so that n * its high part is exact.
+    g = m.fma(n, m.c(-0.693145751953125), xc)
+    g = m.fma(n, m.c(-1.42860682030941723212e-6), g)
+    g2 = m.mul(g, g)
+    p = m.mul(m.horner(g2, _EXP64_P), g)
+    q = m.horner(g2, _EXP64_Q)
+    e = m.fma(m.op("arith.divf", p, m.sub(q, p)), m.c(2.0), m.c(1.0))
+    # 2^n as two factors, each a normal number for n in [-1022, 1024]; e * 2^h is
+    # exact, so the result is rounded once.
+    i64 = m.i32
+    k = m.op("arith.fptosi", n, t=i64)
+    half = m.op("arith.shrsi", k, m.ci(1), t=i64)
+
+    def power_of_two(exponent):
+        biased = m.op("arith.addi", exponent, m.ci(1023), t=i64)
+        return m.op("arith.bitcast", m.op("arith.shli", biased, m.ci(52), t=i64))
+
+    result = m.mul(m.mul(e, power_of_two(half)),
+                   power_of_two(m.op("arith.subi", k, half, t=i64)))
+    result = m.select(below, m.c(0.0), result)
+    return m.select(above, m.c(float("inf")), result)
+
+
+_TANH64_NUMERATOR = [2.615800786048223e-23, 7.653486226874932e-19, 3.130948823138668e-15,
+                     4.230391814820918e-12, 2.4618379131293676e-09, 6.864436768249707e-07,
+                     9.383908767426888e-05, 0.005980971172444116, 0.15184719640284322, 1.0]
+_TANH64_DENOMINATOR = [6.463747022670968e-21, 5.782506856739004e-17, 1.293019623712688e-13,
+                       1.123643448069622e-10, 4.492975677839634e-08, 8.785185266237659e-06,
+                       0.0008295161192716232, 0.03437448108450403, 0.48518052973617604, 1.0]
+
+
+def _tanh_f64(m: _Float, x):
+    xc = m.clamp(x, -17.714196154005176, 17.714196154005176)
+    x2 = m.mul(xc, xc)
+    r = m.op("arith.divf", m.mul(xc, m.horner(x2, _TANH64_NUMERATOR)),
+             m.horner(x2, _TANH64_DENOMINATOR))
+    saturated = m.cmp(_OGE, m.op("math.absf", x), m.c(20.0))  # NaN fails the compare
+    return m.select(saturated, m.op("math.copysign", m.c(1.0), x), r)
+
+
+_REWRITES = {
+    (32, "math.exp"): _exp, (32, "math.tanh"): _tanh, (32, "math.log"): _log,
+    (32, "math.erf"): _erf, (64, "math.exp"): _exp_f64, (64, "math.tanh"): _tanh_f64,
+}
+_NAMES = {name for _, name in _REWRITES}
+
+
+def _width(t: ir.Type) -> int:
     element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
-    return isinstance(element, ir.F32Type)
+    return 32 if isinstance(element, ir.F32Type) else 64 if isinstance(element, ir.F64Type) else 0
 
 
 def run(module) -> None:
     for op in irutil.walk(module):
-        rewrite = _REWRITES.get(op.name)
-        if rewrite is None or not _is_f32(op.result.type):
+        if op.name not in _NAMES:
             continue
-        irutil.replace_op(op, lambda: rewrite(_F32(op.result.type), op.operands[0]))
+        rewrite = _REWRITES.get((_width(op.result.type), op.name))
+        if rewrite is None:
+            continue
+        irutil.replace_op(op, lambda: rewrite(_Float(op.result.type), op.operands[0]))
 
 
 PASS = PythonPass(
     argument="mlxc-approximate-math",
-    summary="Expand f32 math.exp/log/tanh/erf into vectorizable polynomials (XLA's algorithms)",
+    summary="Expand f32 math.exp/log/tanh/erf and f64 math.exp/tanh into vectorizable "
+            "polynomials (XLA's algorithms)",
     run=run,
 )

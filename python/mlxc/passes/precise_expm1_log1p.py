@@ -2,15 +2,18 @@
 
 `convert-math-to-llvm` lowers math.expm1 to exp(x) - 1 and math.log1p to
 log(1 + x), which lose every digit near zero (expm1(1e-8) comes out as 0), while
-XLA and numpy are accurate there. We rewrite both with the classic corrections that
-need only an accurate exp and log:
+XLA and numpy are accurate there. We rewrite both with formulas that need only an
+accurate exp, tanh and log:
 
-    expm1(x) = (u - 1) * (x / log(u)),  u = exp(x)   (x itself when u == 1)
+    expm1(x) = exp(x) - 1                 for |x| > 1/2 (nothing cancels there)
+             = tanh(x / 2) * (exp(x) + 1)  otherwise; x itself where x/2 == 0
     log1p(x) = log(u) * (x / (u - 1)),  u = 1 + x    (x itself when u == 1)
 
-with the infinities and -1 handled apart. The quotient comes first: it is near 1,
-while (u - 1) * x overflows for large x (expm1(84.3) and log1p(4e36) are finite).
-Works on scalars and vectors of any float type; runs after
+expm1 is XLA's own formula: on mlxc-approximate-math's exp and tanh (XLA's
+algorithms, f32 and f64) results are XLA's bit for bit, and chlo.sinh, built on
+expm1, follows. For log1p, the infinities and -1 are handled apart, and the quotient
+comes first: it is near 1, while (u - 1) * x overflows for large x (log1p(4e36) is
+finite). Works on scalars and vectors of any float type; runs after
 math-extend-to-supported-types, so f16/bf16 arrive as f32.
 """
 
@@ -21,7 +24,7 @@ from .._mlir import ir
 from . import PythonPass
 
 # arith.cmpf predicates (arith::CmpFPredicate).
-_OEQ = 1
+_OEQ, _OGT = 1, 2
 
 
 class _Arith:
@@ -40,10 +43,13 @@ class _Arith:
     def op(self, name: str, *operands):
         return ir.Operation.create(name, results=[self.t], operands=list(operands)).result
 
-    def eq(self, a, b):
-        pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _OEQ)
+    def compare(self, predicate: int, a, b):
+        pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), predicate)
         return ir.Operation.create("arith.cmpf", results=[self.i1], operands=[a, b],
                                    attributes={"predicate": pred}).result
+
+    def eq(self, a, b):
+        return self.compare(_OEQ, a, b)
 
     def select(self, cond, a, b):
         return ir.Operation.create("arith.select", results=[self.t], operands=[cond, a, b]).result
@@ -51,13 +57,12 @@ class _Arith:
 
 def _expm1(m: _Arith, x):
     u = m.op("math.exp", x)
-    um1 = m.op("arith.subf", u, m.const(1.0))
-    corrected = m.op("arith.mulf", um1, m.op("arith.divf", x, m.op("math.log", u)))
-    inf = m.const(float("inf"))
-    minus_one = m.const(-1.0)
-    value = m.select(m.eq(u, inf), inf, corrected)
-    value = m.select(m.eq(um1, minus_one), minus_one, value)
-    return m.select(m.eq(u, m.const(1.0)), x, value)
+    half = m.op("arith.mulf", x, m.const(0.5))
+    near_zero = m.op("arith.mulf", m.op("math.tanh", half), m.op("arith.addf", u, m.const(1.0)))
+    away = m.op("arith.subf", u, m.const(1.0))
+    far = m.compare(_OGT, m.op("math.absf", x), m.const(0.5))
+    value = m.select(far, away, near_zero)
+    return m.select(m.eq(half, m.const(0.0)), x, value)  # +-0, and x/2 underflowing
 
 
 def _log1p(m: _Arith, x):
@@ -83,6 +88,6 @@ def run(module) -> None:
 
 PASS = PythonPass(
     argument="mlxc-precise-expm1-log1p",
-    summary="Rewrite math.expm1 and math.log1p with exp/log and corrections exact near zero",
+    summary="Rewrite math.expm1 (XLA's formula) and math.log1p, both exact near zero",
     run=run,
 )

@@ -212,3 +212,49 @@ func.func @conv(%x: tensor<4x18x18x32xf32>, %w: tensor<3x3x32x32xf32>) -> tensor
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<4x18x18x32xf32>, tensor<3x3x32x32xf32>) outs(%f : tensor<4x16x16x32xf32>) -> tensor<4x16x16x32xf32>
   return %r : tensor<4x16x16x32xf32>
 }
+
+// A 1-D convolution: the register tile of a decomposed 2-D one (8 positions x 32
+// output channels kept in registers across the taps and 8-channel chunks).
+// CHECK-LABEL: func.func @conv1d
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<1x256x64xf32>, vector<8x32xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c5 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: scf.for {{.*}} = %c0 to %c64 step %c8 iter_args({{.*}}) -> (vector<8x32xf32>)
+// CHECK-COUNT-64: vector.fma {{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x256x64xf32>
+func.func @conv1d(%x: tensor<8x260x64xf32>, %w: tensor<5x64x64xf32>) -> tensor<8x256x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x256x64xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<8x256x64xf32>) -> tensor<8x256x64xf32>
+  %r = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%x, %w : tensor<8x260x64xf32>, tensor<5x64x64xf32>) outs(%f : tensor<8x256x64xf32>) -> tensor<8x256x64xf32>
+  return %r : tensor<8x256x64xf32>
+}
+
+// An int8 matmul into int32: the f32 register tile, int8 rows widened per step.
+// CHECK-LABEL: func.func @int8_matmul
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<8x32xi32>
+// CHECK: scf.for {{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xi32>)
+// CHECK: arith.extsi {{.*}} : vector<32xi8> to vector<32xi32>
+// CHECK-COUNT-8: arith.muli {{.*}} : vector<32xi32>
+func.func @int8_matmul(%a: tensor<128x256xi8>, %b: tensor<256x256xi8>) -> tensor<128x256xi32> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<128x256xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<128x256xi32>) -> tensor<128x256xi32>
+  %r = linalg.matmul ins(%a, %b : tensor<128x256xi8>, tensor<256x256xi8>) outs(%f : tensor<128x256xi32>) -> tensor<128x256xi32>
+  return %r : tensor<128x256xi32>
+}
+
+// A large op with no schedule (an integer convolution): every loop tiled to one
+// element, not vectorized whole (a vector of the whole iteration space).
+// CHECK-LABEL: func.func @int_conv
+// CHECK-COUNT-7: scf.for {{.*}} step %c1
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x1x1xi32>, tensor<1x1x1x1xi32>)
+// CHECK-NOT: vector<8x16x16x16xi32>
+// CHECK: return
+func.func @int_conv(%x: tensor<8x18x18x16xi32>, %w: tensor<3x3x16x16xi32>) -> tensor<8x16x16x16xi32> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<8x16x16x16xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<8x16x16x16xi32>) -> tensor<8x16x16x16xi32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<8x18x18x16xi32>, tensor<3x3x16x16xi32>) outs(%f : tensor<8x16x16x16xi32>) -> tensor<8x16x16x16xi32>
+  return %r : tensor<8x16x16x16xi32>
+}

@@ -37,6 +37,7 @@ only slower.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -60,7 +61,19 @@ _COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "a
 # Named ops with a schedule of their own; mlxc-apply-cpu-schedules turns every other
 # named op into a linalg.generic first.
 NAMED = ("linalg.generic", "linalg.fill", "linalg.matmul", "linalg.batch_matmul",
-         "linalg.conv_2d_nhwc_hwcf")
+         "linalg.conv_2d_nhwc_hwcf", "linalg.conv_1d_nwc_wcf")
+
+# Loops of the named ops above (generics and fills read theirs from the op).
+_NAMED_ITERATORS = {
+    "linalg.matmul": ["parallel"] * 2 + ["reduction"],
+    "linalg.batch_matmul": ["parallel"] * 3 + ["reduction"],
+    "linalg.conv_2d_nhwc_hwcf": ["parallel"] * 4 + ["reduction"] * 3,
+    "linalg.conv_1d_nwc_wcf": ["parallel"] * 3 + ["reduction"] * 2,
+}
+# An op with no schedule is still vectorized whole by mlxc-apply-cpu-schedules: above
+# this many loop iterations it is tiled to single elements instead (an int8 matmul of
+# 128x256x256 became one 8M-element vector, and LLVM never finished).
+MAX_WHOLE_VECTOR = 4096
 
 
 @dataclass
@@ -136,6 +149,15 @@ def _generic_ranges(op) -> Optional[list[int]]:
 def _is_float(t: ir.Type) -> bool:
     et = t.element_type if isinstance(t, ir.ShapedType) else t
     return isinstance(et, (ir.F32Type, ir.F64Type))
+
+
+def _contractible(t: ir.Type) -> bool:
+    # Integer products (int8 operands widened to an int32 result in the body) take the
+    # same register tile as f32: as loops an int8 matmul ran 20x slower than XLA.
+    et = t.element_type if isinstance(t, ir.ShapedType) else t
+    if isinstance(et, ir.IntegerType):
+        return et.width in (8, 16, 32)
+    return _is_float(t)
 
 
 def _has_sub_byte(op) -> bool:
@@ -313,17 +335,39 @@ def _threaded(sched: Optional[Schedule], iterators: list[str]) -> Optional[Sched
 def choose(op) -> Optional[Schedule]:
     """The schedule for one linalg op on tensors, or None to leave it as loops."""
     sched = _choose(op)
-    if sched is None or sched.parallel_levels:
+    if sched is None:
+        return _single_elements(op)
+    if sched.parallel_levels:
         return sched
     if op.name == "linalg.generic":
         iterators = _iterators(op)
-    elif op.name == "linalg.conv_2d_nhwc_hwcf":
-        iterators = ["parallel"] * 4 + ["reduction"] * 3
+    elif op.name.startswith("linalg.conv"):
+        iterators = _NAMED_ITERATORS[op.name]
     elif op.name == "linalg.fill":
         iterators = ["parallel"] * len(sched.levels[0])
     else:
         return sched
     return _threaded(sched, iterators)
+
+
+def _single_elements(op) -> Optional[Schedule]:
+    """Every loop tiled to 1 for a large op with no schedule: scalar code, but code that
+    compiles, where the vectorizer would make the whole iteration space one vector."""
+    if op.name == "linalg.generic":
+        loops = len(_iterators(op))
+    elif op.name in _NAMED_ITERATORS:
+        loops = len(_NAMED_ITERATORS[op.name])
+    else:
+        return None
+    if not loops or any(_static_shape(v.type) is None for v in op.operands):
+        return None
+    ranges = _generic_ranges(op) if op.name == "linalg.generic" else None
+    # Without plain ranges (a convolution's d1 + d3), the largest operand bounds them.
+    size = math.prod(ranges) if ranges is not None else \
+        max(math.prod(_static_shape(v.type)) for v in op.operands)
+    if size <= MAX_WHOLE_VECTOR:
+        return None
+    return Schedule("single elements", [[1] * loops])
 
 
 def _choose(op) -> Optional[Schedule]:
@@ -345,6 +389,13 @@ def _choose(op) -> Optional[Schedule]:
                         decompose=True)
     if name == "linalg.conv_2d_nhwc_hwcf":
         return None
+    if name == "linalg.conv_1d_nwc_wcf" and all(_is_float(v.type) for v in op.operands[:2]):
+        # What a 2-D convolution is decomposed to: the same register tile of 8 output
+        # positions x 32 output channels, one tap and 8 input channels at a time.
+        (n, ow, f), (kw, c, _) = shapes[2], shapes[1]
+        if 0 in (n, ow, f, kw, c):
+            return None
+        return Schedule("convolution", [[1, fit(ow, 8), fit(f, REG_N), 1, fit(c, 8)]])
     if name in ("linalg.matmul", "linalg.batch_matmul", "linalg.generic") and \
             linalg.isa_contraction_op(op):
         if name == "linalg.matmul":
@@ -363,7 +414,7 @@ def _choose(op) -> Optional[Schedule]:
             dims = (list(cd.m), list(cd.n), list(cd.k), list(cd.batch))
         if 0 in ranges:
             return None
-        if all(_is_float(v.type) for v in op.operands):
+        if all(_contractible(v.type) for v in op.operands):
             sched = _contraction(ranges, *dims)
             if sched is not None:
                 return sched

@@ -150,3 +150,34 @@ def test_log1p_is_accurate_where_one_plus_z_is_near_the_unit_circle():
     np.testing.assert_allclose(out.real[well_conditioned], exact.real[well_conditioned], rtol=2e-7)
     np.testing.assert_allclose(out.real[2], exact.real[2], atol=1e-7)
     np.testing.assert_allclose(out.imag, exact.imag, rtol=2e-7)
+
+
+def _expm1_inputs(dtype):
+    rng = np.random.default_rng(13)
+    re = np.concatenate([rng.uniform(-3, 3, 600), rng.uniform(-1e-3, 1e-3, 200), [8.482779, 0.0]])
+    im = np.concatenate([rng.uniform(-3, 3, 600), rng.uniform(-1e-3, 1e-3, 200), [-0.0200922, 0.0]])
+    return (re + 1j * im).astype(dtype)
+
+
+def test_expm1_complex64_is_xlas_bit_for_bit():
+    # XLA's formula, expm1(x) cos y + cosm1(y) + i exp(x) sin y, with its fused
+    # multiply-adds; upstream's rounding put 8.48 - 0.02i one f32 step off (4828.8794).
+    z = _expm1_inputs(np.complex64)
+    text, _, (expected,) = export_program(jnp.expm1, z)
+    np.testing.assert_array_equal(mlxc.compile(text)(z), expected)
+
+
+def test_expm1_complex128_is_accurate_near_zero():
+    # The real part cancels where expm1(x) cos y ~ -cosm1(y); the product is kept exact.
+    z = _expm1_inputs(np.complex128)
+    text, _, (expected,) = export_program(jnp.expm1, z, x64=True)
+    actual = mlxc.compile(text)(z)
+    np.testing.assert_allclose(actual.real, expected.real, rtol=4.5e-16, atol=1e-300)
+    np.testing.assert_allclose(actual.imag, expected.imag, rtol=4.5e-16, atol=1e-300)
+    # Near 0, exp(z) - 1 would lose the real part to cancellation (relative 1e-5 here);
+    # reference: expm1(x) cos y - 2 sin^2(y/2) + i exp(x) sin y, free of cancellation.
+    tiny = np.array([1e-9 + 1e-9j, -1e-12 + 2e-6j, 3e-7 - 1e-4j], np.complex128)
+    x, y = tiny.real, tiny.imag
+    exact = np.expm1(x) * np.cos(y) - 2 * np.sin(y / 2) ** 2 + 1j * np.exp(x) * np.sin(y)
+    text, _, _ = export_program(jnp.expm1, tiny, x64=True)
+    np.testing.assert_allclose(mlxc.compile(text)(tiny), exact, rtol=1e-14)

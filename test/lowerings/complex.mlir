@@ -110,3 +110,43 @@ func.func @log_plus_one(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>) -> (tenso
   %1 = stablehlo.log_plus_one %x : tensor<2xf32>
   return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
 }
+
+// -----
+
+// Complex expm1 (XLA's formula): re = fma(expm1(x), cosm1(y) + 1, cosm1(y)), cosm1 a
+// series below y^2 = 0.61685 and cos(y) - 1 above; im = exp(x) sin y, +0 where y == 0.
+// For f32 parts, each multiply-add is done in f64 (the product is exact there).
+// CHECK-LABEL: func.func @expm1_c64
+// CHECK: %[[X:.*]] = stablehlo.real %arg0
+// CHECK: %[[Y:.*]] = stablehlo.imag %arg0
+// CHECK: %[[E:.*]] = stablehlo.exponential_minus_one %[[X]] : tensor<2xf32>
+// CHECK: stablehlo.multiply {{.*}} : tensor<2xf64>
+// CHECK: %[[C:.*]] = stablehlo.cosine %[[Y]]
+// CHECK: %[[SERIES:.*]] = stablehlo.compare GE
+// CHECK: %[[CM1:.*]] = stablehlo.select %[[SERIES]]
+// CHECK: %[[RE:.*]] = stablehlo.convert %{{.*}} : (tensor<2xf64>) -> tensor<2xf32>
+// CHECK: %[[S:.*]] = stablehlo.sine %[[Y]]
+// CHECK: %[[IM0:.*]] = stablehlo.multiply %{{.*}}, %[[S]]
+// CHECK: %[[Z:.*]] = stablehlo.compare EQ, %[[Y]]
+// CHECK: %[[IM:.*]] = stablehlo.select %[[Z]], %{{.*}}, %[[IM0]]
+// CHECK: stablehlo.complex %[[RE]], %[[IM]]
+// CHECK: stablehlo.exponential_minus_one %arg1 : tensor<2xf32>
+func.func @expm1_c64(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>) -> (tensor<2xcomplex<f32>>, tensor<2xf32>) {
+  %0 = stablehlo.exponential_minus_one %z : tensor<2xcomplex<f32>>
+  %1 = stablehlo.exponential_minus_one %x : tensor<2xf32>
+  return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
+}
+
+// -----
+
+// f64 parts: a * b = p + e exactly (Veltkamp's split by 2^27 + 1), then (p + c) + e,
+// the plain p + c where the split overflows.
+// CHECK-LABEL: func.func @expm1_c128
+// CHECK: stablehlo.constant dense<0x41A0000002000000> : tensor<2xf64>
+// CHECK: stablehlo.is_finite
+// CHECK-NOT: tensor<2xf32>
+// CHECK: stablehlo.complex
+func.func @expm1_c128(%z: tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>> {
+  %0 = stablehlo.exponential_minus_one %z : tensor<2xcomplex<f64>>
+  return %0 : tensor<2xcomplex<f64>>
+}

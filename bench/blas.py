@@ -54,7 +54,24 @@ def _worker(threads: int, rounds: int, batch_s: float) -> dict:
     return dict(threads=threads, mlxc_s=t_mlxc, blas_s=t_blas,
                 mlxc_gflops=FLOPS / t_mlxc / 1e9, blas_gflops=FLOPS / t_blas / 1e9,
                 ratio=t_blas / t_mlxc, mlxc_err=err["mlxc"], blas_err=err["blas"],
-                blas_config=_blas_name(np))
+                blas_config=_blas_name(np), blas_threads=_blas_threads(np))
+
+
+def _blas_threads(np) -> int:
+    """The thread count numpy's OpenBLAS really uses (0 when it cannot be asked), so
+    that the table shows OPENBLAS_NUM_THREADS took effect."""
+    import ctypes
+    import glob
+
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs",
+                                  "*openblas*"))
+    for path in libs:
+        lib = ctypes.CDLL(path)
+        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                     "openblas_get_num_threads"):
+            if hasattr(lib, name):
+                return int(getattr(lib, name)())
+    return 0
 
 
 def _blas_name(np) -> str:
@@ -87,6 +104,8 @@ def print_rows(rows: list[dict]) -> None:
         print(f"{r['threads']:>7} {r['mlxc_s'] * 1e3:>7.2f} ms {r['blas_s'] * 1e3:>7.2f} ms "
               f"{r['mlxc_gflops']:>13.1f} {r['blas_gflops']:>9.1f} {r['ratio']:>9.0%} "
               f"{r['mlxc_err']:>9.1e} {r['blas_err']:>8.1e}")
+        if r["blas_threads"] and r["blas_threads"] != r["threads"]:
+            print(f"        (OpenBLAS ran {r['blas_threads']} threads, not {r['threads']})")
 
 
 def main(argv=None, rounds: int = 7, batch_s: float = 0.3, threads=(1, 2)) -> int:

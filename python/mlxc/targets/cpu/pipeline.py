@@ -48,9 +48,12 @@ def with_temp_memory(bufferize: Stage) -> Stage:
     early = Pass("mlxc-early-dealloc", (), (),
                  "free each temporary after its last use, not at the end of the function, so "
                  "malloc hands its memory to the next allocation (XLA reuses dead buffers)")
+    results = Pass("mlxc-temps-in-results", (), (),
+                   "a temporary freed before a result buffer is first written lives in that "
+                   "buffer (attention's transposed k in its output), as XLA shares dead memory")
     record = Pass("mlxc-record-temp-memory", (), (),
                   "peak bytes of temporaries live at once (mlxc.temp_bytes), for memory_stats()")
-    return Stage(bufferize.name, tuple(passes + [early, record] + verify(bufferize.name)),
+    return Stage(bufferize.name, tuple(passes + [early, results, record] + verify(bufferize.name)),
                  bufferize.why)
 
 

@@ -1,0 +1,49 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-temps-in-results,mlxc-record-temp-memory)' | FileCheck %s
+
+// Attention's shape: a transposed copy freed before the result is first written lives
+// in the result buffer; the one alive at the same time (the result holds one at a time)
+// and the one alive while the result is written keep their own allocations.
+// CHECK-LABEL: module attributes {mlxc.entry = "main"
+// CHECK-SAME: mlxc.temp_bytes = 1024 : i64
+// CHECK: func.func @main(%[[X:.*]]: memref<4x8xf32>, %[[OUT:.*]]: memref<8x4xf32>)
+// CHECK: %[[T:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [4, 8], strides: [8, 1] : memref<8x4xf32> to memref<4x8xf32>
+// CHECK: %[[O:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK: memref.copy %[[X]], %[[T]]
+// CHECK: memref.copy %[[T]], %[[O]]
+// CHECK-NOT: memref.dealloc %[[T]]
+// CHECK: memref.dealloc %[[O]]
+// CHECK: %[[S:.*]] = memref.alloc() : memref<32x8xf32>
+// CHECK: linalg.transpose ins(%[[X]] : memref<4x8xf32>) outs(%[[OUT]] : memref<8x4xf32>)
+module attributes {mlxc.entry = "main", mlxc.signature = {inputs = [tensor<4x8xf32>], outputs = [tensor<8x4xf32>]}} {
+  func.func @main(%x: memref<4x8xf32>, %out: memref<8x4xf32>) {
+    %t = memref.alloc() : memref<4x8xf32>
+    %o = memref.alloc() : memref<4x8xf32>
+    memref.copy %x, %t : memref<4x8xf32> to memref<4x8xf32>
+    memref.copy %t, %o : memref<4x8xf32> to memref<4x8xf32>
+    memref.dealloc %t : memref<4x8xf32>
+    memref.dealloc %o : memref<4x8xf32>
+    %s = memref.alloc() : memref<32x8xf32>
+    linalg.transpose ins(%x : memref<4x8xf32>) outs(%out : memref<8x4xf32>) permutation = [1, 0]
+    memref.dealloc %s : memref<32x8xf32>
+    return
+  }
+}
+
+// -----
+
+// Written first, the result takes nothing; written last, it still takes no temporary
+// larger than itself or of another element type.
+// CHECK-LABEL: module attributes {mlxc.entry = "main"
+// CHECK-SAME: mlxc.temp_bytes = 256 : i64
+// CHECK-NOT: reinterpret_cast
+module attributes {mlxc.entry = "main", mlxc.signature = {inputs = [tensor<4xf32>], outputs = [tensor<4xf32>, tensor<4xf32>]}} {
+  func.func @main(%x: memref<4xf32>, %first: memref<4xf32>, %last: memref<4xf32>) {
+    memref.copy %x, %first : memref<4xf32> to memref<4xf32>
+    %big = memref.alloc() : memref<64xf32>
+    memref.dealloc %big : memref<64xf32>
+    %int = memref.alloc() : memref<4xi32>
+    memref.dealloc %int : memref<4xi32>
+    memref.copy %x, %last : memref<4xf32> to memref<4xf32>
+    return
+  }
+}

@@ -1,0 +1,50 @@
+"""Temporaries placed in result buffers (mlxc-temps-in-results): same numbers, less memory."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import mlxc
+from helpers import assert_matches, export_program
+
+F32 = 4
+
+
+def _attention(q, k, v):
+    s = jnp.einsum("bqd,bkd->bqk", q, k) / np.float32(np.sqrt(q.shape[-1]))
+    return jnp.einsum("bqk,bkd->bqd", jax.nn.softmax(s, axis=-1), v)
+
+
+def test_transposed_operand_lives_in_the_result():
+    # k^T (2x32x64, copied into place for the first matmul) is freed before the second
+    # matmul writes the result, so it lives there: only the scores and a row vector
+    # remain temporaries, as in XLA.
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 64, 32)).astype(np.float32) for _ in range(3))
+    kept = [a.copy() for a in (q, k, v)]
+    text, _, expected = export_program(_attention, q, k, v)
+    exe = mlxc.compile(text)
+    for _ in range(2):   # the result buffer is scratch first, then the answer, each call
+        assert_matches(exe(q, k, v), expected, 2e-6)
+    for a, b in zip((q, k, v), kept):
+        np.testing.assert_array_equal(a, b)
+    scores, row = 2 * 64 * 64 * F32, 2 * 64 * F32
+    assert exe.memory_stats()["temp_bytes"] <= scores + 2 * row
+
+
+def test_result_written_early_takes_no_temporary():
+    # y = x @ w is written first and read by the rest: the temporaries after it cannot
+    # live there; the answer must not change.
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((32, 48)).astype(np.float32)
+    w = rng.standard_normal((48, 48)).astype(np.float32)
+
+    def f(x, w):
+        y = x @ w
+        return y, jnp.tanh(y @ w.T) @ w
+
+    text, _, expected = export_program(f, x, w)
+    exe = mlxc.compile(text)
+    assert_matches(exe(x, w), expected, 2e-5)

@@ -68,6 +68,9 @@ def simplify_stage() -> Stage:
         Pass("mlxc-conv-nhwc-layout", (), (),
              "convolutions in other layouts (NCHW/OIHW) as NHWC/HWIO between transposes: "
              "only that layout becomes linalg.conv_2d_nhwc_hwcf, which the CPU schedules tile"),
+        Pass("mlxc-reduce-window-scans", (), (),
+             "cumsum/cumprod/cummax/cummin (a reduce_window over a whole dimension) in "
+             "log2(n) shifted steps, not n * n (XLA does the same)"),
         Pass("mlxc-dot-general-layout", (), (),
              "dot_general operands transposed into [batch, m, k] x [batch, k, n] when the copy "
              "is small next to the product (the CPU schedule reads rows of the rhs), and "

@@ -47,3 +47,34 @@ module attributes {mlxc.entry = "main", mlxc.signature = {inputs = [tensor<4xf32
     return
   }
 }
+
+// -----
+
+// Two temporaries alive together share a larger result: the second after the first,
+// 64-byte aligned, its layout carrying the offset (its users read any layout); a third
+// used by a memref.copy (whose operand types must match) keeps its allocation.
+// CHECK-LABEL: module attributes {mlxc.entry = "main"
+// CHECK-SAME: mlxc.temp_bytes = 64 : i64
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %[[OUT:.*]] to offset: [0], sizes: [4, 4], strides: [4, 1] : memref<64xf32> to memref<4x4xf32>
+// CHECK: %[[B:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [16], sizes: [4, 4], strides: [4, 1] : memref<64xf32> to memref<4x4xf32, strided<[4, 1], offset: 16>>
+// CHECK: %[[C:.*]] = memref.alloc() : memref<4x4xf32>
+// CHECK: vector.transfer_write %{{.*}}, %[[B]][%{{.*}}, %{{.*}}] : vector<4xf32>, memref<4x4xf32, strided<[4, 1], offset: 16>>
+module attributes {mlxc.entry = "main", mlxc.signature = {inputs = [tensor<4x4xf32>], outputs = [tensor<64xf32>]}} {
+  func.func @main(%x: memref<4x4xf32>, %out: memref<64xf32>) {
+    %c0 = arith.constant 0 : index
+    %f0 = arith.constant 0.0 : f32
+    %a = memref.alloc() : memref<4x4xf32>
+    %b = memref.alloc() : memref<4x4xf32>
+    %c = memref.alloc() : memref<4x4xf32>
+    memref.copy %x, %a : memref<4x4xf32> to memref<4x4xf32>
+    %v = vector.transfer_read %a[%c0, %c0], %f0 : memref<4x4xf32>, vector<4xf32>
+    vector.transfer_write %v, %b[%c0, %c0] : vector<4xf32>, memref<4x4xf32>
+    memref.copy %x, %c : memref<4x4xf32> to memref<4x4xf32>
+    memref.dealloc %a : memref<4x4xf32>
+    memref.dealloc %b : memref<4x4xf32>
+    memref.dealloc %c : memref<4x4xf32>
+    %w = vector.transfer_read %x[%c0, %c0], %f0 : memref<4x4xf32>, vector<4xf32>
+    vector.transfer_write %w, %out[%c0] : vector<4xf32>, memref<64xf32>
+    return
+  }
+}

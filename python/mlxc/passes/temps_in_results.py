@@ -7,11 +7,13 @@ freed. Until its first use a result buffer is free memory of known size, so a
 temporary whose whole life (its memref.alloc to its memref.dealloc, both in the
 entry's body, as mlxc-early-dealloc leaves them) ends before that first use is placed
 in it instead of a fresh allocation: attention's temporaries drop from 384 to 256 KiB,
-XLA's figure. Temporaries placed in one result must not overlap in time.
+XLA's figure (k^T, then the softmax's two row vectors side by side).
 
-Only statically shaped, identity-layout temporaries of the result's element type and at
-most its size qualify; the result buffer is viewed with that shape
-(memref.reinterpret_cast), so the temporary's users are unchanged.
+Only statically shaped, identity-layout temporaries of the result's element type qualify;
+temporaries alive at the same time get disjoint byte ranges (64-byte aligned). The
+result buffer is viewed with the temporary's shape (memref.reinterpret_cast): at offset
+0 that is the temporary's own type, so its users are unchanged; further in, the type
+carries the offset, so only temporaries whose users read any layout move there.
 """
 
 from __future__ import annotations
@@ -44,18 +46,57 @@ def _plain(t) -> bool:
             and ir.AffineMapAttr(t.layout).value == ir.AffineMap.get_identity(t.rank))
 
 
-def _view(buffer, t: ir.MemRefType):
+def _view(buffer, t: ir.MemRefType, offset: int):
+    """`buffer` seen as `t` from element `offset` on: `t` itself at offset 0, else `t`
+    with a strided layout carrying the offset."""
     shape = list(t.shape)
     strides, step = [], 1
     for d in reversed(shape):
         strides.insert(0, step)
         step *= d
+    if offset:
+        layout = ir.StridedLayoutAttr.get(offset, strides)
+        t = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
     return ir.Operation.create(
         "memref.reinterpret_cast", results=[t], operands=[buffer],
         attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0, 0]),
-                    "static_offsets": ir.DenseI64ArrayAttr.get([0]),
+                    "static_offsets": ir.DenseI64ArrayAttr.get([offset]),
                     "static_sizes": ir.DenseI64ArrayAttr.get(shape),
                     "static_strides": ir.DenseI64ArrayAttr.get(strides)}).result
+
+
+# Users that read any layout, their result types not derived from it.
+_LAYOUT_FREE = {"vector.transfer_read", "vector.transfer_write", "vector.load", "vector.store",
+                "memref.load", "memref.store", "memref.dealloc"}
+
+
+def _offset_ok(value) -> bool:
+    """Whether `value` can take a layout with an offset: a subview's type then changes
+    unless its own offset is already dynamic."""
+    for use in value.uses:
+        user = _op(use.owner)
+        if user.name in _LAYOUT_FREE:
+            continue
+        if user.name == "memref.subview" and \
+                "offset: ?" in str(user.results[0].type):
+            continue
+        return False
+    return True
+
+
+# Byte alignment of a temporary placed after others in a result buffer.
+ALIGN = 64
+
+
+def _slot(placed, start: int, end: int, size: int, room: int):
+    """The lowest byte offset free during [start, end] for `size` bytes, or None."""
+    busy = sorted((o, o + n) for (s, e, o, n) in placed if s <= end and start <= e)
+    offset = 0
+    for lo, hi in busy:
+        if offset + size <= lo:
+            break
+        offset = max(offset, -(-hi // ALIGN) * ALIGN)
+    return offset if offset + size <= room else None
 
 
 def _place(func, n_results: int) -> None:
@@ -63,7 +104,7 @@ def _place(func, n_results: int) -> None:
     ops = [_op(o) for o in block.operations]
     position = {op: i for i, op in enumerate(ops)}
     results = list(block.arguments)[len(block.arguments) - n_results:]
-    hosts = []   # [buffer, bytes, first use, end of the last temporary placed there]
+    hosts = []   # (buffer, bytes, first use, [(start, end, byte offset, bytes) placed])
     for arg in results:
         if not _plain(arg.type):
             continue
@@ -71,7 +112,7 @@ def _place(func, n_results: int) -> None:
         for use in arg.uses:
             top = _top_level(_op(use.owner), block)
             first = min(first, position[top] if top is not None else -1)
-        hosts.append([arg, _bytes(ir.MemRefType(arg.type)), first, -1])
+        hosts.append((arg, _bytes(ir.MemRefType(arg.type)), first, []))
     if not hosts:
         return
     for i, op in enumerate(ops):
@@ -83,17 +124,23 @@ def _place(func, n_results: int) -> None:
             continue
         end = position[frees[0]]
         size = _bytes(t)
-        for host in hosts:
-            buffer, room, first, busy = host
-            if (ir.MemRefType(buffer.type).element_type == t.element_type and size <= room
-                    and end < first and busy < i):
-                with ir.InsertionPoint(op), op.location:
-                    view = _view(buffer, t)
-                op.results[0].replace_all_uses_with(view)
-                frees[0].erase()
-                op.erase()
-                host[3] = end
-                break
+        count = 1
+        for d in t.shape:
+            count *= d
+        element = size // max(1, count)
+        for buffer, room, first, placed in hosts:
+            if ir.MemRefType(buffer.type).element_type != t.element_type or end >= first:
+                continue
+            offset = _slot(placed, i, end, size, room)
+            if offset is None or (offset and not _offset_ok(op.results[0])):
+                continue
+            with ir.InsertionPoint(op), op.location:
+                view = _view(buffer, t, offset // element)
+            op.results[0].replace_all_uses_with(view)
+            frees[0].erase()
+            op.erase()
+            placed.append((i, end, offset, size))
+            break
 
 
 def run(module) -> None:

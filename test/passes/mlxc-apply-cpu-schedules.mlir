@@ -244,17 +244,19 @@ func.func @int8_matmul(%a: tensor<128x256xi8>, %b: tensor<256x256xi8>) -> tensor
   return %r : tensor<128x256xi32>
 }
 
-// A large op with no schedule (an integer convolution): every loop tiled to one
-// element, not vectorized whole (a vector of the whole iteration space).
-// CHECK-LABEL: func.func @int_conv
-// CHECK-COUNT-7: scf.for {{.*}} step %c1
-// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x1x1xi32>, tensor<1x1x1x1xi32>)
-// CHECK-NOT: vector<8x16x16x16xi32>
+// A large contraction with no schedule (int64): every loop tiled to one element, not
+// vectorized whole (one vector of the whole 128x256x256 iteration space).
+// CHECK-LABEL: func.func @i64_matmul
+// CHECK: scf.for {{.*}} = %c0 to %c128 step %c1
+// CHECK: scf.for {{.*}} = %c0 to %c256 step %c1
+// CHECK: scf.for {{.*}} = %c0 to %c256 step %c1 iter_args({{.*}}) -> (vector<1xi64>)
+// CHECK: arith.muli {{.*}} : vector<1xi64>
+// CHECK-NOT: vector<128x256
 // CHECK: return
-func.func @int_conv(%x: tensor<8x18x18x16xi32>, %w: tensor<3x3x16x16xi32>) -> tensor<8x16x16x16xi32> {
-  %c0 = arith.constant 0 : i32
-  %e = tensor.empty() : tensor<8x16x16x16xi32>
-  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<8x16x16x16xi32>) -> tensor<8x16x16x16xi32>
-  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<8x18x18x16xi32>, tensor<3x3x16x16xi32>) outs(%f : tensor<8x16x16x16xi32>) -> tensor<8x16x16x16xi32>
-  return %r : tensor<8x16x16x16xi32>
+func.func @i64_matmul(%a: tensor<128x256xi64>, %b: tensor<256x256xi64>) -> tensor<128x256xi64> {
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<128x256xi64>
+  %f = linalg.fill ins(%c0 : i64) outs(%e : tensor<128x256xi64>) -> tensor<128x256xi64>
+  %r = linalg.matmul ins(%a, %b : tensor<128x256xi64>, tensor<256x256xi64>) outs(%f : tensor<128x256xi64>) -> tensor<128x256xi64>
+  return %r : tensor<128x256xi64>
 }

@@ -1,8 +1,8 @@
 """CPU schedules on the op kinds that bench/unseen.py found without one: 1-D
 convolutions (their own register tile), integer matmuls (the f32 contraction tile),
-and large ops with no schedule at all (tiled to single elements rather than
-vectorized whole: an int8 matmul or an integer convolution used to become one vector
-of millions of elements, and the compile never finished). Numbers against JAX or
+and large contractions with no schedule at all (tiled to single elements rather than
+vectorized whole: an int8 matmul used to become one vector of millions of elements,
+and the compile never finished). Numbers against JAX or
 exact integer results from numpy, with the schedules on and off."""
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ def test_int32_batched_matmul_exact():
 
 
 def test_integer_convolution_without_a_schedule_is_exact():
-    # An int32 2-D convolution has no schedule of its own: 8x16x16x16 outputs x 3x3x16
-    # taps, tiled to single elements.
+    # An int32 2-D convolution has no schedule of its own: a loop nest (the vectorizer
+    # leaves 2-D convolutions alone).
     rng = np.random.default_rng(6)
     x = rng.integers(-50, 50, (8, 16, 16, 16)).astype(np.int32)
     w = rng.integers(-50, 50, (3, 3, 16, 16)).astype(np.int32)
@@ -90,9 +90,25 @@ def test_integer_convolution_without_a_schedule_is_exact():
     np.testing.assert_array_equal(_run(conv, x, w), want)
 
 
+def test_int64_matmul_without_a_schedule_is_exact():
+    # No register tile for int64: tiled to single elements, not one vector of the whole
+    # 128x256x256 iteration space (whose compile never finished).
+    text = """
+    func.func @main(%a: tensor<128x256xi64>, %b: tensor<256x256xi64>) -> tensor<128x256xi64> {
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+        : (tensor<128x256xi64>, tensor<256x256xi64>) -> tensor<128x256xi64>
+      return %0 : tensor<128x256xi64>
+    }"""
+    rng = np.random.default_rng(8)
+    a = rng.integers(-10**6, 10**6, (128, 256))
+    b = rng.integers(-10**6, 10**6, (256, 256))
+    with mlxc.settings.override(cache=False):
+        got = mlxc.compile(text)(a, b)
+    np.testing.assert_array_equal(got, a @ b)
+
+
 def test_large_reversed_generic_without_a_schedule():
-    # A reversal's map (d0, 255 - d1) has no static tiles for a schedule: it becomes
-    # single-element loops, the caller's array untouched.
+    # A reversal's map (d0, 255 - d1): numbers right, the caller's array untouched.
     rng = np.random.default_rng(7)
     x = rng.standard_normal((256, 256)).astype(np.float32)
     keep = x.copy()

@@ -38,6 +38,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-bool-add-to-or": "mlxc.passes.bool_add_to_or",
     "mlxc-complex-mul-fma": "mlxc.passes.complex_mul_fma",
     "mlxc-expand-small-float-casts": "mlxc.passes.expand_small_float_casts",
+    "mlxc-keep-small-float-roundings": "mlxc.passes.keep_small_float_roundings",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     "mlxc-fold-unit-extent-dims": "mlxc.passes.fold_unit_extent_dims",

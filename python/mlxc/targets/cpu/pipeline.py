@@ -112,6 +112,9 @@ def lower_stage():
                   "bf16/f16 arithmetic runs in f32 and rounds after each op, as XLA does",
                   anchor="func.func", target_type="f32",
                   source_types="bf16,f16," + SMALL_FLOATS),
+        Pass("mlxc-keep-small-float-roundings", (), (),
+             "so canonicalization keeps those roundings (it folds extf(truncf(x)) marked "
+             "contract into x)"),
         mlir_pass("arith-expand",
                   "bf16 conversions as integer ops: no compiler-rt __truncsfbf2 at run time",
                   anchor="func.func", include_bf16=True),

@@ -105,8 +105,9 @@ def lower_stage():
         Pass("mlxc-precise-expm1-log1p", (), (),
              "expm1/log1p exact near zero (convert-math-to-llvm would use exp(x)-1, log(1+x))"),
         *([Pass("mlxc-approximate-math", (), (),
-                "f32 exp/log/tanh/erf as XLA's polynomials, which vectorize (libm calls would "
-                "be one per element); after the expm1/log1p expansions, which use exp and log")]
+                "f32 exp/log/tanh/erf and f64 exp/tanh as XLA's polynomials, which vectorize "
+                "(libm calls would be one per element); after the expm1/log1p expansions, "
+                "which use exp, tanh and log")]
           if settings.get("approx_math") else []),
         mlir_pass("arith-emulate-unsupported-floats",
                   "bf16/f16 arithmetic runs in f32 and rounds after each op, as XLA does",

@@ -70,3 +70,22 @@ def test_moving_window_sum_is_not_a_scan():
     x = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
     fn = lambda x: lax.reduce_window(x, 0.0, lax.add, (1, 4), (1, 1), ((0, 0), (3, 0)))  # noqa: E731
     np.testing.assert_allclose(_run(fn, x), np.asarray(jax.jit(fn)(x)), rtol=1e-5, atol=1e-6)
+
+
+def test_short_float_cumsum_keeps_left_to_right_order():
+    # Below MIN_FLOAT_TREE the sums are numpy's (sequential float32) to the last bit.
+    x = np.random.default_rng(6).standard_normal((8, 9)).astype(np.float32)
+    np.testing.assert_array_equal(_run(lambda x: jnp.cumsum(x, axis=1), x),
+                                  np.cumsum(x, axis=1, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.complex64])
+def test_scans_of_types_the_bindings_cannot_read_compile(dtype):
+    # Their init constants (f16, complex) cannot be read from Python: left as they are.
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((4, 200)) + (1j * rng.standard_normal((4, 200))
+                                          if dtype == np.complex64 else 0)).astype(dtype)
+    fn = lambda x: jnp.cumsum(x, axis=1)  # noqa: E731
+    want = np.asarray(jax.jit(fn)(x))
+    np.testing.assert_allclose(_run(fn, x), want, rtol=2e-2 if dtype == np.float16 else 1e-5,
+                               atol=0.1 if dtype == np.float16 else 1e-4)

@@ -1,11 +1,13 @@
 // RUN: mlxc-opt %s --mlxc-pipeline=cpu --mlxc-stop-after=llvm | FileCheck %s
 
 // The llvm stage: only LLVM dialect ops; the entry takes one bare pointer per
-// buffer; contiguous copies become memcpy; the mlxc_entry wrapper gives the
+// buffer; temporaries come from the runtime's allocator (runtime/mlxc_alloc.c), not
+// malloc/free; contiguous copies become memcpy; the mlxc_entry wrapper gives the
 // program its C signature.
 // CHECK: mlxc.stage = "llvm"
-// CHECK-DAG: llvm.func @malloc(i64) -> !llvm.ptr
-// CHECK-DAG: llvm.func @free(!llvm.ptr)
+// CHECK-DAG: llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+// CHECK-DAG: llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)
+// CHECK-NOT: llvm.func @malloc
 // CHECK-DAG: llvm.mlir.global private constant @__constant_1xf32
 // CHECK: llvm.func @main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: "llvm.intr.memcpy"

@@ -87,6 +87,9 @@ _ALL = [
             "tile and vectorize linalg ops for the host CPU (0: plain loops, for comparison)"),
     Setting("approx_math", "MLXC_APPROX_MATH", _bool, True,
             "f32 exp/log/tanh/erf as inline polynomials, as XLA computes them (0: libm calls)"),
+    Setting("unpadded_convs", "MLXC_UNPADDED_CONVS", _bool, False,
+            "zero-padded convolutions read their input in place, split into interior, edge and "
+            "corner parts (no padded copy: less temporary memory, ~4x the compile time)"),
     Setting("threads", "MLXC_THREADS", _int_in(1, 256), lambda: os.cpu_count() or 1,
             "threads a program may use, the caller included (1: no thread pool, no parallel code)"),
     Setting("cache", "MLXC_CACHE", _bool, True,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from jax import lax
 
 import mlxc
 from helpers import assert_matches, export_program
@@ -47,3 +49,27 @@ def test_result_written_early_takes_no_temporary():
     text, _, expected = export_program(f, x, w)
     exe = mlxc.compile(text)
     assert_matches(exe(x, w), expected, 2e-5)
+
+
+@pytest.mark.parametrize("kernel, padding, init", [
+    ((3, 3), "SAME", False),
+    ((3, 3), "SAME", True),                     # accumulated onto x (residual)
+    ((5, 3), ((2, 1), (0, 2)), False),          # uneven, one side unpadded
+    ((2, 2), "SAME", False),                    # even kernel: padding on one side
+])
+def test_unpadded_convolutions_match_jax(kernel, padding, init):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 9, 7, 8)).astype(np.float32)
+    w = rng.standard_normal((*kernel, 8, 8)).astype(np.float32)
+
+    def conv(x, w):
+        y = lax.conv_general_dilated(x, w, (1, 1), padding,
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return jax.nn.relu(x + y) if init and y.shape == x.shape else y
+
+    text, _, expected = export_program(conv, x, w)
+    with mlxc.settings.override(unpadded_convs=True, cache=False):
+        exe = mlxc.compile(text)
+    assert_matches(exe(x, w), expected, 2e-5)
+    if not init:
+        assert exe.memory_stats()["temp_bytes"] == 0

@@ -14,7 +14,12 @@ def schedule_passes() -> list[Pass]:
     # The common fuse stage has already dropped size-1 dimensions (mlxc-fold-unit-extent-
     # dims), which the schedules need; running it again here would undo
     # mlxc-elementwise-in-place (upstream's fold moves a read destination to an input).
-    return [
+    unpadded = [Pass("mlxc-unpadded-convolutions", (), (),
+                     "a SAME-padded convolution split into unpadded ones over its interior, "
+                     "edges and corners: the input is read in place, not through a padded copy "
+                     "(MLXC_UNPADDED_CONVS; off by default, as nine bodies cost ~4x the compile "
+                     "time)")] if settings.get("unpadded_convs") else []
+    return unpadded + [
         Pass("mlxc-blocked-transposes", (), (),
              "a transpose that moves the contiguous dimension splits it into blocks of 8, so "
              "the schedule below writes 8 output rows at a time (whole rows thrash L1)"),

@@ -73,3 +73,24 @@ def test_unpadded_convolutions_match_jax(kernel, padding, init):
     assert_matches(exe(x, w), expected, 2e-5)
     if not init:
         assert exe.memory_stats()["temp_bytes"] == 0
+
+
+def test_unpadded_residual_block_keeps_one_activation():
+    # Two convolutions whose zero fills cse merges into one: each still fills its own
+    # buffer region by region, so only the first activation is a temporary (as in XLA).
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 8, 8, 16)).astype(np.float32)
+    w1, w2 = (rng.standard_normal((3, 3, 16, 16)).astype(np.float32) for _ in range(2))
+
+    def conv(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def block(x, w1, w2):
+        return jax.nn.relu(x + conv(jax.nn.relu(conv(x, w1)), w2))
+
+    text, _, expected = export_program(block, x, w1, w2)
+    with mlxc.settings.override(unpadded_convs=True, cache=False):
+        exe = mlxc.compile(text)
+    assert_matches(exe(x, w1, w2), expected, 2e-5)
+    assert exe.memory_stats()["temp_bytes"] == x.nbytes

@@ -162,10 +162,17 @@ def _rewrite(conv) -> bool:
     # the first slice and the first insert would count as shared (mlxc-unshare-fills
     # then fills a second, temporary buffer).
     fill = _defining(init)
-    if fill is not None and (fill.name != "linalg.fill" or len(list(init.uses)) != 1):
+    if fill is not None and fill.name != "linalg.fill":
         fill = None
     with ir.InsertionPoint(conv), conv.location:
-        acc = fill.operands[1] if fill is not None else init
+        acc = init
+        if fill is not None:
+            # A fill or empty shared with other ops (cse merges equal ones) would make
+            # bufferization copy our first region out of place; an alloc_tensor (an
+            # allocation) is never merged.
+            acc = ir.Operation.create(
+                "bufferization.alloc_tensor", results=[acc.type],
+                attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0, 0])}).result
         for o0, o1, kh0, kh1 in rows:
             for p0, p1, kw0, kw1 in cols:
                 out_at = [0, o0, p0, 0]
@@ -186,7 +193,7 @@ def _rewrite(conv) -> bool:
     conv.results[0].replace_all_uses_with(acc)
     conv.erase()
     pad.erase()
-    if fill is not None:
+    if fill is not None and not list(fill.results[0].uses):
         fill.erase()
     return True
 

@@ -9,6 +9,8 @@
  *                         points to a dense, row-major array of the signature's
  *                         shape and element type (bool is one byte, bf16 and f16 two).
  *                         Inputs are only read; every output element is written.
+ *                         Outputs must not overlap the inputs or each other: the
+ *                         program may use an output as scratch before writing it.
  *                         Buffers need the alignment of their element type.
  *                         No state is kept between calls: one artifact may be
  *                         called from several threads at once. Temporaries come

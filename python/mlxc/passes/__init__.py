@@ -22,6 +22,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-specialize-arguments": "mlxc.passes.specialize_arguments",
     "mlxc-static-real-dynamic-slice": "mlxc.passes.static_real_dynamic_slice",
     "mlxc-precise-chlo-math": "mlxc.passes.precise_chlo_math",
+    "mlxc-small-top-k": "mlxc.passes.small_top_k",
     "mlxc-precise-expm1-log1p": "mlxc.passes.precise_expm1_log1p",
     "mlxc-approximate-math": "mlxc.passes.approximate_math",
     "mlxc-upcast-low-precision-dots": "mlxc.passes.upcast_low_precision_dots",

@@ -28,6 +28,9 @@ def import_stage(entry: str = "main") -> Stage:
                   "bytecode may carry versioned VHLO ops; make them StableHLO"),
         Pass("mlxc-select-entry", (("entry", entry),), (),
              "make @entry the only public function"),
+        Pass("mlxc-small-top-k", (), (),
+             "top_k with small k as one pass over each row (custom_call @mlxc.top_k), not a "
+             "sort of the whole row; before its composite becomes a call to that sort"),
         mlir_pass("stablehlo-legalize-composite-to-call",
                   "a stablehlo.composite (e.g. chlo.erf from jax.export) becomes a call to its "
                   "decomposition", anchor="func.func"),

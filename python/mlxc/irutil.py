@@ -128,3 +128,33 @@ def transpose(value, perm: list[int]):
         "stablehlo.transpose",
         results=[ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)],
         operands=[value], attributes={"permutation": ir.DenseI64ArrayAttr.get(list(perm))}).result
+
+
+def as_operation(x):
+    """The Operation behind an OpView (an Operation is returned as it is)."""
+    return x.operation if hasattr(x, "operation") else x
+
+
+def blocks(root) -> list:
+    """Every block in root's regions and in the regions nested in them, outer first."""
+    found = []
+
+    def visit(op):
+        for region in op.regions:
+            found.extend(region.blocks)
+        return ir.WalkResult.ADVANCE
+
+    as_operation(root).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def dps_segments(op) -> tuple[int, int]:
+    """How many inputs and how many inits a destination-style (linalg) op has."""
+    sizes = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])
+    return sizes[0], sizes[1]
+
+
+def indexing_maps(op) -> list:
+    """A linalg op's indexing maps as AffineMaps."""
+    arr = ir.ArrayAttr(op.attributes["indexing_maps"])
+    return [ir.AffineMapAttr(arr[i]).value for i in range(len(arr))]

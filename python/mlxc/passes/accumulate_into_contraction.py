@@ -18,6 +18,7 @@ for the last time by that generic (never a caller's input, which is read-only).
 
 from __future__ import annotations
 
+from .. import irutil
 from .._mlir import ir, linalg
 from . import PythonPass
 
@@ -25,23 +26,9 @@ _ACCUMULATING = {"linalg.matmul", "linalg.batch_matmul", "linalg.matvec",
                  "linalg.conv_2d_nhwc_hwcf"}
 
 
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
-
-
 def _defining(value):
     owner = value.owner
-    return _op(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
-
-
-def _segments(op) -> tuple[int, int]:
-    sizes = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])
-    return sizes[0], sizes[1]
-
-
-def _maps(op) -> list:
-    arr = ir.ArrayAttr(op.attributes["indexing_maps"])
-    return [ir.AffineMapAttr(arr[i]).value for i in range(len(arr))]
+    return irutil.as_operation(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
 
 def _is_zero_fill(value) -> bool:
@@ -61,7 +48,7 @@ def _is_zero_fill(value) -> bool:
 
 def _dies_at(value, op) -> bool:
     for use in value.uses:
-        user = _op(use.owner)
+        user = irutil.as_operation(use.owner)
         if user != op and (user.block != op.block or not user.is_before_in_block(op)):
             return False
     return True
@@ -70,8 +57,8 @@ def _dies_at(value, op) -> bool:
 def _match(op):
     """(contraction, index of its result in op's inputs, index of the addend, the add)
     for a generic that adds a fresh contraction result to a dying temporary, or None."""
-    n_in, n_out = _segments(op)
-    maps = _maps(op)
+    n_in, n_out = irutil.dps_segments(op)
+    maps = irutil.indexing_maps(op)
     body = op.regions[0].blocks[0]
     for i in range(n_in):
         contraction = _defining(op.operands[i])
@@ -81,13 +68,13 @@ def _match(op):
         if contraction.name not in _ACCUMULATING and not (
                 contraction.name == "linalg.generic" and linalg.isa_contraction_op(contraction)):
             continue   # (a contraction generic's body is out + a * b)
-        c_in, _ = _segments(contraction)
+        c_in, _ = irutil.dps_segments(contraction)
         if not _is_zero_fill(contraction.operands[c_in]):
             continue
         uses = list(body.arguments[i].uses)
-        if len(uses) != 1 or _op(uses[0].owner).name not in ("arith.addf", "arith.addi"):
+        if len(uses) != 1 or irutil.as_operation(uses[0].owner).name not in ("arith.addf", "arith.addi"):
             continue
-        add = _op(uses[0].owner)
+        add = irutil.as_operation(uses[0].owner)
         other = add.operands[1 - uses[0].operand_number]
         for j in range(n_in):
             if j == i or other != body.arguments[j] or len(list(body.arguments[j].uses)) != 1:
@@ -106,9 +93,9 @@ def _match(op):
 
 def _without_input(op, drop: int):
     """The same generic without input `drop`, whose block argument has no uses."""
-    n_in, n_out = _segments(op)
+    n_in, n_out = irutil.dps_segments(op)
     keep = [k for k in range(len(op.operands)) if k != drop]
-    maps = _maps(op)
+    maps = irutil.indexing_maps(op)
     attrs = {name: op.attributes[name] for name in op.attributes}
     attrs["indexing_maps"] = ir.ArrayAttr.get([ir.AffineMapAttr.get(maps[k]) for k in keep])
     attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([n_in - 1, n_out])
@@ -121,7 +108,7 @@ def _without_input(op, drop: int):
     for position, k in enumerate(keep):
         old.arguments[k].replace_all_uses_with(body.arguments[position])
     for inner in list(old.operations):
-        body.append(_op(inner))
+        body.append(irutil.as_operation(inner))
     for old_result, new_result in zip(op.results, new.results):
         old_result.replace_all_uses_with(new_result)
     op.erase()
@@ -129,14 +116,14 @@ def _without_input(op, drop: int):
 
 def run(module) -> None:
     generics = []
-    _op(module).walk(lambda op: (generics.append(op) if op.name == "linalg.generic" else None)
+    irutil.as_operation(module).walk(lambda op: (generics.append(op) if op.name == "linalg.generic" else None)
                      or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
     for op in generics:
         found = _match(op)
         if found is None:
             continue
         contraction, i, j, add = found
-        c_in, _ = _segments(contraction)
+        c_in, _ = irutil.dps_segments(contraction)
         contraction.operands[c_in] = op.operands[j]
         add.results[0].replace_all_uses_with(op.regions[0].blocks[0].arguments[i])
         add.erase()

@@ -15,11 +15,9 @@ comes from a memref.alloc in the same block; others stay where they are.
 
 from __future__ import annotations
 
+from .. import irutil
 from .._mlir import ir
 from . import PythonPass
-
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
 
 
 def _top(op, block):
@@ -28,7 +26,7 @@ def _top(op, block):
         if op.block == block:
             return op
         parent = op.parent
-        op = _op(parent) if parent is not None else None
+        op = irutil.as_operation(parent) if parent is not None else None
         if op is not None and op.name == "builtin.module":
             return None
     return None
@@ -43,7 +41,7 @@ def _last_use(buffer, dealloc, block):
     while work:
         value = work.pop()
         for use in value.uses:
-            user = _op(use.owner)
+            user = irutil.as_operation(use.owner)
             if user == dealloc:
                 continue
             top = _top(user, block)
@@ -56,33 +54,21 @@ def _last_use(buffer, dealloc, block):
                 work.extend(r for r in op.results if isinstance(r.type, ir.MemRefType)
                             and r not in seen)
                 seen.update(op.results)
-                op = None if op == top else _op(op.parent)
+                op = None if op == top else irutil.as_operation(op.parent)
             if last is None or last.is_before_in_block(top):
                 last = top
     return last
 
 
-def _blocks(root) -> list:
-    blocks = []
-
-    def visit(op):
-        for region in op.regions:
-            blocks.extend(region.blocks)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return blocks
-
-
 def run(module) -> None:
-    root = _op(module)
-    for block in _blocks(root):
-        deallocs = [_op(o) for o in block.operations if _op(o).name == "memref.dealloc"]
+    root = irutil.as_operation(module)
+    for block in irutil.blocks(root):
+        deallocs = [irutil.as_operation(o) for o in block.operations if irutil.as_operation(o).name == "memref.dealloc"]
         for dealloc in deallocs:
             buffer = dealloc.operands[0]
             alloc = buffer.owner
             if not isinstance(alloc, (ir.Operation, ir.OpView)) or \
-                    _op(alloc).name != "memref.alloc" or _op(alloc).block != block:
+                    irutil.as_operation(alloc).name != "memref.alloc" or irutil.as_operation(alloc).block != block:
                 continue
             last = _last_use(buffer, dealloc, block)
             if last is not None and last.is_before_in_block(dealloc):

@@ -20,18 +20,9 @@ in place.
 
 from __future__ import annotations
 
+from .. import irutil
 from .._mlir import ir
 from . import PythonPass
-
-
-def _segments(op) -> tuple[int, int]:
-    sizes = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])
-    return sizes[0], sizes[1]
-
-
-def _maps(op) -> list:
-    arr = ir.ArrayAttr(op.attributes["indexing_maps"])
-    return [ir.AffineMapAttr(arr[i]).value for i in range(len(arr))]
 
 
 def _owner(use):
@@ -51,7 +42,7 @@ def _dies_at(value, op) -> bool:
 
 def _reusable_input(op):
     """The index of an input whose buffer the op may write its result into, or None."""
-    n_in, n_out = _segments(op)
+    n_in, n_out = irutil.dps_segments(op)
     if n_out != 1 or len(op.results) != 1:
         return None
     if any("parallel" not in str(it) for it in ir.ArrayAttr(op.attributes["iterator_types"])):
@@ -59,7 +50,7 @@ def _reusable_input(op):
     body = op.regions[0].blocks[0]
     if list(body.arguments[n_in].uses):   # it reads its destination
         return None
-    maps = _maps(op)
+    maps = irutil.indexing_maps(op)
     best, best_producer = None, None
     for i in range(n_in):
         value = op.operands[i]
@@ -80,10 +71,10 @@ def _reusable_input(op):
 
 def _rewrite(op, index: int) -> None:
     """The same generic with input `index` as its destination, read there."""
-    n_in, _ = _segments(op)
+    n_in, _ = irutil.dps_segments(op)
     value = op.operands[index]
     keep = [i for i in range(n_in) if op.operands[i] != value]
-    maps = _maps(op)
+    maps = irutil.indexing_maps(op)
     attrs = {name: op.attributes[name] for name in op.attributes}
     attrs["indexing_maps"] = ir.ArrayAttr.get(
         [ir.AffineMapAttr.get(maps[i]) for i in keep + [n_in]])
@@ -105,21 +96,9 @@ def _rewrite(op, index: int) -> None:
     op.erase()
 
 
-def _blocks(root) -> list:
-    blocks = []
-
-    def visit(op):
-        for region in op.regions:
-            blocks.extend(region.blocks)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return blocks
-
-
 def run(module) -> None:
-    root = module.operation if hasattr(module, "operation") else module
-    for block in _blocks(root):
+    root = irutil.as_operation(module)
+    for block in irutil.blocks(root):
         for op in list(block.operations):
             op = op.operation
             if op.name != "linalg.generic":

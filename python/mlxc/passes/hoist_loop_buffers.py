@@ -30,10 +30,6 @@ _ACCESSES = {"memref.load", "memref.store", "vector.load", "vector.store",
              "vector.transfer_read", "vector.transfer_write", "memref.copy"}
 
 
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
-
-
 def _bits(t) -> int | None:
     if isinstance(t, ir.IntegerType):
         return t.width
@@ -57,7 +53,7 @@ def _small(alloc) -> bool:
 def _within_step(value) -> bool:
     """Whether every use of `value` and of its views only accesses memory in place."""
     for use in value.uses:
-        user = _op(use.owner)
+        user = irutil.as_operation(use.owner)
         if user.name in _VIEWS:
             if not all(_within_step(r) for r in user.results):
                 return False

@@ -22,6 +22,7 @@ A copy that the fusion then declines is identical to its original and `cse` merg
 
 from __future__ import annotations
 
+from .. import irutil
 from .._mlir import ir, linalg
 from . import PythonPass
 
@@ -118,21 +119,9 @@ def _candidates(block, max_cost: int) -> list:
     return candidates
 
 
-def _blocks(root) -> list:
-    blocks = []
-
-    def visit(op):
-        for region in op.regions:
-            blocks.extend(region.blocks)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return blocks
-
-
 def run(module, max_cost: str = "16") -> None:
     limit = int(max_cost)
-    for block in _blocks(module.operation if hasattr(module, "operation") else module):
+    for block in irutil.blocks(module):
         # Consumers first: a copied consumer adds uses to its producers, which get a copy
         # for each of those too.
         for op in reversed(_candidates(block, limit)):

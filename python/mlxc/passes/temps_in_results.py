@@ -24,17 +24,13 @@ from . import PythonPass
 from .record_temp_memory import _bytes
 
 
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
-
-
 def _top_level(op, block):
     """The ancestor of `op` in `block`, or None."""
     while op is not None:
         if op.block == block:
             return op
         parent = op.parent
-        op = _op(parent) if parent is not None and parent.name != "builtin.module" else None
+        op = irutil.as_operation(parent) if parent is not None and parent.name != "builtin.module" else None
     return None
 
 
@@ -74,7 +70,7 @@ def _offset_ok(value) -> bool:
     """Whether `value` can take a layout with an offset: a subview's type then changes
     unless its own offset is already dynamic."""
     for use in value.uses:
-        user = _op(use.owner)
+        user = irutil.as_operation(use.owner)
         if user.name in _LAYOUT_FREE:
             continue
         if user.name == "memref.subview" and \
@@ -101,7 +97,7 @@ def _slot(placed, start: int, end: int, size: int, room: int):
 
 def _place(func, n_results: int) -> None:
     block = func.regions[0].blocks[0]
-    ops = [_op(o) for o in block.operations]
+    ops = [irutil.as_operation(o) for o in block.operations]
     position = {op: i for i, op in enumerate(ops)}
     results = list(block.arguments)[len(block.arguments) - n_results:]
     hosts = []   # (buffer, bytes, first use, [(start, end, byte offset, bytes) placed])
@@ -110,7 +106,7 @@ def _place(func, n_results: int) -> None:
             continue
         first = len(ops)
         for use in arg.uses:
-            top = _top_level(_op(use.owner), block)
+            top = _top_level(irutil.as_operation(use.owner), block)
             first = min(first, position[top] if top is not None else -1)
         hosts.append((arg, _bytes(ir.MemRefType(arg.type)), first, []))
     if not hosts:
@@ -119,7 +115,7 @@ def _place(func, n_results: int) -> None:
         if op.name != "memref.alloc" or not _plain(op.results[0].type):
             continue
         t = ir.MemRefType(op.results[0].type)
-        frees = [_op(u.owner) for u in op.results[0].uses if _op(u.owner).name == "memref.dealloc"]
+        frees = [irutil.as_operation(u.owner) for u in op.results[0].uses if irutil.as_operation(u.owner).name == "memref.dealloc"]
         if len(frees) != 1 or frees[0].block != block:
             continue
         end = position[frees[0]]
@@ -150,7 +146,7 @@ def run(module) -> None:
     if func is None or func.name != "func.func" or signature is None:
         return
     outputs = ir.DictAttr(signature)["outputs"]
-    _place(_op(func), len(ir.ArrayAttr(outputs)))
+    _place(irutil.as_operation(func), len(ir.ArrayAttr(outputs)))
 
 
 PASS = PythonPass(

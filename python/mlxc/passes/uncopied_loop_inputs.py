@@ -27,22 +27,18 @@ _VIEWS = {"memref.subview", "memref.cast", "memref.expand_shape", "memref.collap
 _READS = {"memref.load", "vector.load", "vector.transfer_read"}
 
 
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
-
-
 def _constant_index(value):
     owner = value.owner
-    if isinstance(owner, ir.Block) or _op(owner).name != "arith.constant":
+    if isinstance(owner, ir.Block) or irutil.as_operation(owner).name != "arith.constant":
         return None
-    attr = _op(owner).attributes["value"]
+    attr = irutil.as_operation(owner).attributes["value"]
     return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
 def _only_read(value) -> bool:
     """Whether every use of `value`, and of the views of it, only reads memory."""
     for use in value.uses:
-        user = _op(use.owner)
+        user = irutil.as_operation(use.owner)
         if user.name in _VIEWS:
             if not all(_only_read(r) for r in user.results):
                 return False
@@ -66,8 +62,8 @@ def _forward(copy, inputs, forwarded: list) -> bool:
     source, target = copy.operands
     if source not in inputs or isinstance(target.owner, ir.Block):
         return False
-    alloc = _op(target.owner)
-    users = [(_op(u.owner), u.operand_number) for u in target.uses]
+    alloc = irutil.as_operation(target.owner)
+    users = [(irutil.as_operation(u.owner), u.operand_number) for u in target.uses]
     loops = [(op, n) for op, n in users if op.name == "scf.for"]
     if alloc.name != "memref.alloc" or len(users) != 2 or len(loops) != 1:
         return False

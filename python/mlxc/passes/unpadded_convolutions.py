@@ -26,13 +26,9 @@ from . import PythonPass
 MAX_REGIONS = 25
 
 
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
-
-
 def _defining(value):
     owner = value.owner
-    return _op(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
+    return irutil.as_operation(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
 
 def _ints(op, name: str) -> list[int]:
@@ -66,7 +62,7 @@ def _zero_pad(value):
         return None
     body = pad.regions[0].blocks[0]
     yields = [o for o in body.operations][-1]
-    if not _is_zero(_op(yields).operands[0]):
+    if not _is_zero(irutil.as_operation(yields).operands[0]):
         return None
     return pad, low, high
 
@@ -201,7 +197,7 @@ def _rewrite(conv) -> bool:
 def run(module) -> None:
     convs = [op for op in irutil.walk(module) if op.name == "linalg.conv_2d_nhwc_hwcf"]
     for conv in convs:
-        _rewrite(_op(conv))
+        _rewrite(irutil.as_operation(conv))
 
 
 PASS = PythonPass(

@@ -16,6 +16,7 @@ alive at once write the same buffer.)
 
 from __future__ import annotations
 
+from .. import irutil
 from .._mlir import ir
 from . import PythonPass
 
@@ -29,13 +30,9 @@ _FILL_BODY = {"arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith
               "linalg.yield", "tensor.empty"}
 
 
-def _op(x):
-    return x.operation if hasattr(x, "operation") else x
-
-
 def _defining(value):
     owner = value.owner
-    return _op(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
+    return irutil.as_operation(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
 
 def _is_fill(op) -> bool:
@@ -78,7 +75,7 @@ def _fills(root) -> list:
 
 
 def _copy_per_user(op) -> None:
-    uses = [(_op(u.owner), u.operand_number) for u in op.results[0].uses]
+    uses = [(irutil.as_operation(u.owner), u.operand_number) for u in op.results[0].uses]
     # A use inside a loop keeps the op before the loop: filling once is cheaper.
     for user, index in [(u, i) for u, i in uses if u.block == op.block]:
         copy = op.clone(ip=ir.InsertionPoint(user))
@@ -88,7 +85,7 @@ def _copy_per_user(op) -> None:
 
 
 def run(module) -> None:
-    root = _op(module)
+    root = irutil.as_operation(module)
     for op in _fills(root):
         _copy_per_user(op)
 

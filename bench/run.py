@@ -43,6 +43,11 @@ import mlxc  # noqa: E402
 from programs import BENCHES  # noqa: E402
 from unseen import UNSEEN  # noqa: E402
 
+# Before each timed batch: XLA's Eigen pool (and OpenBLAS's) keeps its threads spinning
+# for a while after a call, and on two cores they would take a core from the next
+# batch of the other compiler's threads.
+PAUSE_S = 0.05
+
 SETS = {"default": BENCHES, "unseen": UNSEEN, "all": BENCHES + UNSEEN}
 
 
@@ -73,6 +78,7 @@ def _time_interleaved(calls, rounds: int, budget_s: float) -> list[float]:
     best = [math.inf] * len(calls)
     for _ in range(rounds):
         for i, (call, n) in enumerate(zip(calls, sizes)):
+            time.sleep(PAUSE_S)
             t = time.perf_counter()
             for _ in range(n):
                 call()

@@ -135,6 +135,34 @@ def as_operation(x):
     return x.operation if hasattr(x, "operation") else x
 
 
+def defining_op(value):
+    """The Operation that defines `value`, or None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else as_operation(owner)
+
+
+def is_zero_constant(value) -> bool:
+    """Whether `value` is an arith.constant 0 (or 0.0, or -0.0)."""
+    const = defining_op(value)
+    if const is None or const.name != "arith.constant":
+        return False
+    attr = const.attributes["value"]
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value == 0.0
+    if isinstance(attr, ir.IntegerAttr):
+        return ir.IntegerAttr(attr).value == 0
+    return False
+
+
+def dies_at(value, op) -> bool:
+    """Whether every use of `value` other than `op` is an op of `op`'s block before it."""
+    for use in value.uses:
+        user = as_operation(use.owner)
+        if user != op and (user.block != op.block or not user.is_before_in_block(op)):
+            return False
+    return True
+
+
 def blocks(root) -> list:
     """Every block in root's regions and in the regions nested in them, outer first."""
     found = []

@@ -7,6 +7,7 @@ The predicates and the case index are rank-0 tensors; they become scalars throug
 
 from __future__ import annotations
 
+from .. import irutil
 from .._mlir import arith, ir, scf, stablehlo, tensor
 from . import lowering
 from .regions import move_body
@@ -69,14 +70,9 @@ def _block_argument(value, block) -> bool:
     return isinstance(value.owner, ir.Block) and value.owner == block
 
 
-def _owner(value):
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else (owner.operation if hasattr(owner, "operation") else owner)
-
-
 def _integer(value) -> int | None:
     """The value of a splat integer `stablehlo.constant`, else None."""
-    const = _owner(value)
+    const = irutil.defining_op(value)
     if const is None or const.name != "stablehlo.constant":
         return None
     attr = ir.DenseElementsAttr(const.attributes["value"])
@@ -119,7 +115,7 @@ def _counter(op) -> tuple[int, ir.Value, int, int] | None:
     start, stop = _integer(op.operands[k]), _integer(bound)
     if start is None or stop is None or start >= stop:
         return None
-    step = _owner(list(body.operations)[-1].operands[k])
+    step = irutil.defining_op(list(body.operations)[-1].operands[k])
     if step is None or step.name != "stablehlo.add" or step.block != body:
         return None
     lhs, rhs = step.operands
@@ -134,9 +130,9 @@ def _for_loop(op, k: int, bound, start: int, stop: int) -> None:
     and no before region to forward the carried values through, a value the body
     computes afresh becomes the next iteration's buffer with no copy (scf.while copies
     such a value in its before region every iteration)."""
-    if _owner(bound) is not None and _owner(bound).block == op.regions[0].blocks[0]:
-        constant = _owner(bound)  # the condition holds only constants: move it out
-        constant.detach_from_parent()
+    constant = irutil.defining_op(bound)
+    if constant is not None and constant.block == op.regions[0].blocks[0]:
+        constant.detach_from_parent()  # the condition holds only constants: move it out
         ir.InsertionPoint(op).insert(constant)
     carried = [v for j, v in enumerate(op.operands) if j != k]
     counter_type = bound.type

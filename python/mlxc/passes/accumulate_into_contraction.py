@@ -26,32 +26,10 @@ _ACCUMULATING = {"linalg.matmul", "linalg.batch_matmul", "linalg.matvec",
                  "linalg.conv_2d_nhwc_hwcf"}
 
 
-def _defining(value):
-    owner = value.owner
-    return irutil.as_operation(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
-
-
 def _is_zero_fill(value) -> bool:
-    fill = _defining(value)
-    if fill is None or fill.name != "linalg.fill":
-        return False
-    scalar = _defining(fill.operands[0])
-    if scalar is None or scalar.name != "arith.constant":
-        return False
-    attr = scalar.attributes["value"]
-    if isinstance(attr, ir.FloatAttr):
-        return ir.FloatAttr(attr).value == 0.0
-    if isinstance(attr, ir.IntegerAttr):
-        return ir.IntegerAttr(attr).value == 0
-    return False
-
-
-def _dies_at(value, op) -> bool:
-    for use in value.uses:
-        user = irutil.as_operation(use.owner)
-        if user != op and (user.block != op.block or not user.is_before_in_block(op)):
-            return False
-    return True
+    fill = irutil.defining_op(value)
+    return fill is not None and fill.name == "linalg.fill" and \
+        irutil.is_zero_constant(fill.operands[0])
 
 
 def _match(op):
@@ -61,7 +39,7 @@ def _match(op):
     maps = irutil.indexing_maps(op)
     body = op.regions[0].blocks[0]
     for i in range(n_in):
-        contraction = _defining(op.operands[i])
+        contraction = irutil.defining_op(op.operands[i])
         if contraction is None or len(contraction.results) != 1 or \
                 len(list(op.operands[i].uses)) != 1:
             continue
@@ -80,12 +58,12 @@ def _match(op):
             if j == i or other != body.arguments[j] or len(list(body.arguments[j].uses)) != 1:
                 continue
             addend = op.operands[j]
-            producer = _defining(addend)
+            producer = irutil.defining_op(addend)
             if (producer is not None and producer.name.startswith("linalg.")
                     and producer.block == op.block and contraction.block == op.block
                     and producer.is_before_in_block(contraction)
                     and addend.type == op.operands[i].type and maps[j] == maps[i]
-                    and _dies_at(addend, op)
+                    and irutil.dies_at(addend, op)
                     and [op.operands[k] for k in range(n_in)].count(addend) == 1):
                 return contraction, i, j, add
     return None

@@ -115,18 +115,23 @@ class _Float:
         return acc
 
 
+def _split_ln2(m: _Float, x, n_low: float, n_high: float, ln2_rest: float):
+    """exp's range reduction: n = round(x / ln2) clamped to [n_low, n_high], and
+    x - n ln2 with ln2 split into a 16-bit high part (n * high is exact) and the rest.
+    The clamp maps a NaN n to n_low (ogt/olt are false for NaN), so the fptosi of n
+    never sees NaN; a NaN x still reaches the result through the reduced argument."""
+    n = m.op("math.floor", m.fma(x, m.c(1.4426950408889634), m.c(0.5)))
+    lo, hi = m.c(n_low), m.c(n_high)
+    n = m.select(m.cmp(_OGT, n, lo), n, lo)
+    n = m.select(m.cmp(_OLT, n, hi), n, hi)
+    reduced = m.fma(n, m.c(-0.693145751953125), x)
+    return n, m.fma(n, m.c(ln2_rest), reduced)
+
+
 def _exp(m: _Float, x):
     # XLA's input clamp: beyond it exp is 0 or inf anyway, and n stays in range.
     x = m.clamp(x, -87.8, 88.8)
-    n = m.op("math.floor", m.fma(x, m.c(1.44269504088896341), m.c(0.5)))
-    # n's clamp maps a NaN n to -127 (ogt/olt are false for NaN), so fptosi below never
-    # sees NaN; a NaN x still reaches the result through `a`.
-    lo, hi = m.c(-127.0), m.c(127.0)
-    n = m.select(m.cmp(_OGT, n, lo), n, lo)
-    n = m.select(m.cmp(_OLT, n, hi), n, hi)
-    # a = x - n ln2 with ln2 in a 16-bit high part (n * hi is exact) and the rest.
-    a = m.fma(n, m.c(-0.693145751953125), x)
-    a = m.fma(n, m.c(-1.4286067653301877e-6), a)
+    n, a = _split_ln2(m, x, -127.0, 127.0, -1.4286067653301877e-6)
     z = m.horner(a, [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
                      4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1])
     z = m.add(m.c(1.0), m.fma(z, m.mul(a, a), a))
@@ -214,14 +219,7 @@ def _exp_f64(m: _Float, x):
     below = m.cmp(_OLT, x, m.c(_EXP64_LOW))
     above = m.cmp(_OGT, x, m.c(_EXP64_HIGH))
     xc = m.clamp(x, _EXP64_LOW, _EXP64_HIGH)
-    n = m.op("math.floor", m.fma(xc, m.c(1.4426950408889634), m.c(0.5)))
-    # As in _exp: a NaN n becomes the low bound, so fptosi never sees it.
-    lo, hi = m.c(-1022.0), m.c(1024.0)
-    n = m.select(m.cmp(_OGT, n, lo), n, lo)
-    n = m.select(m.cmp(_OLT, n, hi), n, hi)
-    # g = x - n ln2, ln2 split so that n * its high part is exact.
-    g = m.fma(n, m.c(-0.693145751953125), xc)
-    g = m.fma(n, m.c(-1.42860682030941723212e-6), g)
+    n, g = _split_ln2(m, xc, -1022.0, 1024.0, -1.42860682030941723212e-6)
     g2 = m.mul(g, g)
     p = m.mul(m.horner(g2, _EXP64_P), g)
     q = m.horner(g2, _EXP64_Q)

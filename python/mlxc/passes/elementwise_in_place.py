@@ -25,21 +25,6 @@ from .._mlir import ir
 from . import PythonPass
 
 
-def _owner(use):
-    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
-
-
-def _dies_at(value, op) -> bool:
-    """Whether every other use of `value` is an op of `op`'s block that comes before it."""
-    for use in value.uses:
-        user = _owner(use)
-        if user == op:
-            continue
-        if user.block != op.block or not user.is_before_in_block(op):
-            return False
-    return True
-
-
 def _reusable_input(op):
     """The index of an input whose buffer the op may write its result into, or None."""
     n_in, n_out = irutil.dps_segments(op)
@@ -59,7 +44,7 @@ def _reusable_input(op):
         producer = value.owner.operation if hasattr(value.owner, "operation") else value.owner
         same = [j for j in range(n_in) if op.operands[j] == value]
         if (producer.name.startswith("linalg.") and producer.block == op.block
-                and value.type == op.results[0].type and _dies_at(value, op)
+                and value.type == op.results[0].type and irutil.dies_at(value, op)
                 and all(maps[j] == maps[n_in] for j in same)):
             # The oldest buffer: when the result is returned, its buffer becomes the
             # output, and the one that lived longest stops counting as a temporary

@@ -68,16 +68,12 @@ def _elementwise(op) -> bool:
     return out_map.is_permutation
 
 
-def _owner(use):
-    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
-
-
 def _by_consumer(value) -> list:
     """(consumer, operand numbers) per op that uses `value`: one copy per consumer,
     even when it reads the value twice."""
     groups: list = []
     for use in value.uses:
-        owner = _owner(use)
+        owner = irutil.as_operation(use.owner)
         for consumer, indices in groups:
             if consumer == owner:
                 indices.append(use.operand_number)
@@ -88,7 +84,7 @@ def _by_consumer(value) -> list:
 
 
 def _fusable_use(use, block) -> bool:
-    consumer = _owner(use)
+    consumer = irutil.as_operation(use.owner)
     return (consumer.name == "linalg.generic" and consumer.block == block
             and use.operand_number < _inputs(consumer)
             and not linalg.isa_contraction_op(consumer))

@@ -26,11 +26,6 @@ from . import PythonPass
 MAX_REGIONS = 25
 
 
-def _defining(value):
-    owner = value.owner
-    return irutil.as_operation(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
-
-
 def _ints(op, name: str) -> list[int]:
     attr = op.attributes[name]
     if isinstance(attr, ir.DenseIntElementsAttr):
@@ -38,21 +33,9 @@ def _ints(op, name: str) -> list[int]:
     return list(ir.DenseI64ArrayAttr(attr))
 
 
-def _is_zero(value) -> bool:
-    const = _defining(value)
-    if const is None or const.name != "arith.constant":
-        return False
-    attr = const.attributes["value"]
-    if isinstance(attr, ir.FloatAttr):
-        return ir.FloatAttr(attr).value == 0.0
-    if isinstance(attr, ir.IntegerAttr):
-        return ir.IntegerAttr(attr).value == 0
-    return False
-
-
 def _zero_pad(value):
     """The tensor.pad of zeros on dims 1 and 2 that makes `value`, used once, or None."""
-    pad = _defining(value)
+    pad = irutil.defining_op(value)
     if pad is None or pad.name != "tensor.pad" or len(list(value.uses)) != 1:
         return None
     if len(pad.operands) != 1:        # dynamic low/high
@@ -62,7 +45,7 @@ def _zero_pad(value):
         return None
     body = pad.regions[0].blocks[0]
     yields = [o for o in body.operations][-1]
-    if not _is_zero(irutil.as_operation(yields).operands[0]):
+    if not irutil.is_zero_constant(irutil.as_operation(yields).operands[0]):
         return None
     return pad, low, high
 
@@ -157,7 +140,7 @@ def _rewrite(conv) -> bool:
     # A filled init is filled region by region: one fill of the whole result read by
     # the first slice and the first insert would count as shared (mlxc-unshare-fills
     # then fills a second, temporary buffer).
-    fill = _defining(init)
+    fill = irutil.defining_op(init)
     if fill is not None and fill.name != "linalg.fill":
         fill = None
     with ir.InsertionPoint(conv), conv.location:

@@ -30,17 +30,12 @@ _FILL_BODY = {"arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith
               "linalg.yield", "tensor.empty"}
 
 
-def _defining(value):
-    owner = value.owner
-    return irutil.as_operation(owner) if isinstance(owner, (ir.Operation, ir.OpView)) else None
-
-
 def _is_fill(op) -> bool:
     if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
         return False
     for value in op.operands:
         if isinstance(value.type, ir.RankedTensorType):
-            producer = _defining(value)
+            producer = irutil.defining_op(value)
             if producer is None or producer.name != "tensor.empty":
                 return False
     if op.name == "linalg.fill":

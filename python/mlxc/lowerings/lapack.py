@@ -499,6 +499,15 @@ def _close_sweeps(e, a_next: str, v_next: str, a_t: str, v_t: str) -> None:
     e.line("}")
 
 
+def _rotate(e: Emitter, cos: str, sin: str, u: str, w: str, t: str) -> tuple[str, str]:
+    """(cos u - sin w, sin u + cos w): a plane rotation of the pair of slices (u, w)."""
+    new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cos, u], t),
+                                        e.op("stablehlo.multiply", [sin, w], t)], t)
+    new_w = e.op("stablehlo.add", [e.op("stablehlo.multiply", [sin, u], t),
+                                   e.op("stablehlo.multiply", [cos, w], t)], t)
+    return new_u, new_w
+
+
 def _jacobi_rotation(e, x, app, aqq, apq, one_r, one_t, one_c, cplx):
     """(cos, sin, phase) of the rotation that zeroes the off-diagonal entry of the 2x2
     Hermitian block [[app, apq], [conj(apq), aqq]] (Golub & Van Loan, sym.schur2).
@@ -573,10 +582,7 @@ def syevd(op, config: dict) -> None:
             turn = phase if along_rows else _conj(e, phase, one_t)
             w = e.op("stablehlo.multiply", [x.full(turn, shape_t), w], shape_t)
         cb, sb = x.full(cos, shape_t), x.full(sin, shape_t)
-        new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, u], shape_t),
-                                            e.op("stablehlo.multiply", [sb, w], shape_t)], shape_t)
-        new_w = e.op("stablehlo.add", [e.op("stablehlo.multiply", [sb, u], shape_t),
-                                       e.op("stablehlo.multiply", [cb, w], shape_t)], shape_t)
+        new_u, new_w = _rotate(e, cb, sb, u, w, shape_t)
         m = e.op("stablehlo.dynamic_update_slice", [m, new_u, *x.lead, *where("%pi")], x.t)
         return e.op("stablehlo.dynamic_update_slice", [m, new_w, *x.lead, *where("%qi")], x.t)
 
@@ -663,10 +669,7 @@ def gesdd(op, config: dict) -> None:
             if phase is not None:
                 cw = e.op("stablehlo.multiply", [x.full(turn, column_t), cw], column_t)
         cb, sb = x.full(cos, column_t), x.full(sin, column_t)
-        new_u = e.op("stablehlo.subtract", [e.op("stablehlo.multiply", [cb, cu], column_t),
-                                            e.op("stablehlo.multiply", [sb, cw], column_t)], column_t)
-        new_w = e.op("stablehlo.add", [e.op("stablehlo.multiply", [sb, cu], column_t),
-                                       e.op("stablehlo.multiply", [cb, cw], column_t)], column_t)
+        new_u, new_w = _rotate(e, cb, sb, cu, cw, column_t)
         mat = e.op("stablehlo.dynamic_update_slice", [mat, new_u, *x.lead, x.zero_i, "%pi"], mat_t)
         return e.op("stablehlo.dynamic_update_slice", [mat, new_w, *x.lead, x.zero_i, "%qi"], mat_t)
 

@@ -1,6 +1,8 @@
 """Lowerings for the StableHLO ops that `stablehlo-legalize-to-linalg` leaves alone.
 
-One registry keyed by op name, filled by one module per op family. A rule is a plain
+One registry keyed by op name, filled by one module per op family; a custom_call may
+also have a rule of its own, keyed `stablehlo.custom_call @TARGET`, which wins over
+the rule for every custom_call. A rule is a plain
 function `rule(op)` that rewrites `op` in place into ops the upstream legalization
 (or a later stage) handles: other StableHLO ops, scf, tensor, linalg. The pass
 `mlxc-lower-extra-ops` applies the rules before `stablehlo-legalize-to-linalg`.
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable
+from typing import Callable, Optional
 
 RULES: dict[str, Callable] = {}
 
@@ -39,3 +41,16 @@ def rules() -> dict[str, Callable]:
             importlib.import_module(f"{__name__}.{family.name}")
         _loaded = True
     return RULES
+
+
+def rule_for(op) -> Optional[Callable]:
+    """The rule that lowers `op`, or None."""
+    found = rules()
+    if op.name == "stablehlo.custom_call" and "call_target_name" in op.attributes:
+        from .._mlir import ir
+
+        target = ir.StringAttr(op.attributes["call_target_name"]).value
+        rule = found.get(f"stablehlo.custom_call @{target}")
+        if rule is not None:
+            return rule
+    return found.get(op.name)

@@ -30,11 +30,6 @@ _ELEM = {"s": "f32", "d": "f64", "c": "complex<f32>", "z": "complex<f64>"}
 @lowering("stablehlo.custom_call")
 def custom_call(op) -> None:
     target = ir.StringAttr(op.attributes["call_target_name"]).value
-    if target == "mlxc.top_k":
-        # mlxc's own call (mlxc-small-top-k); one registry entry serves every custom_call.
-        from .top_k import top_k
-        top_k(op)
-        return
     if not target.startswith("lapack_"):
         return
     routine = target[len("lapack_"):]

@@ -17,6 +17,7 @@ import math
 
 from .._mlir import ir
 from ..errors import CompileError
+from . import lowering
 from .from_text import replace_with_text
 from .text import tensor_type
 
@@ -56,6 +57,7 @@ def _check(op) -> None:
                               "the last dimension 1 <= k <= x's")
 
 
+@lowering("stablehlo.custom_call @mlxc.top_k")
 def top_k(op) -> None:
     _check(op)
     x_type = ir.RankedTensorType(op.operands[0].type)

@@ -9,11 +9,10 @@ from . import PythonPass
 
 
 def run(module) -> None:
-    rules = lowerings.rules()
     # Post-order, so an op nested in another's region is rewritten before its parent
     # moves or erases that region.
     for op in reversed(irutil.walk(module)):
-        rule = rules.get(op.name)
+        rule = lowerings.rule_for(op)
         if rule is not None:
             rule(op)
 

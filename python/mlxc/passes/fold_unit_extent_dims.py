@@ -19,25 +19,21 @@ _PIPELINE = "builtin.module(func.func(linalg-fold-unit-extent-dims))"
 
 
 def run(module) -> None:
+    fold = None
     for func in irutil.functions(module):
-        if func.name != "func.func" or not any(
-                o.name.startswith("linalg.") for o in irutil.walk(func)):
+        if func.name != "func.func":
             continue
         scratch = ir.Module.create(loc=func.location)
-        copy = func.clone(ir.InsertionPoint(scratch.body))
+        func.clone(ir.InsertionPoint(scratch.body))
+        fold = fold or passmanager.PassManager.parse(_PIPELINE)
         try:
-            passmanager.PassManager.parse(_PIPELINE).run(scratch.operation)
-        except ir.MLIRError:
-            continue  # the pass's own failure: keep the unfolded function
-        try:
-            if not scratch.operation.verify():
-                continue
-        except ir.MLIRError:
-            continue
-        folded = scratch.body.operations[0]
-        folded.move_before(func)
-        func.erase()
-        del copy
+            fold.run(scratch.operation)
+            folded = scratch.operation.verify()
+        except ir.MLIRError:  # the pass failed, or its result does not verify
+            folded = False
+        if folded:  # else the function keeps its unit dimensions
+            scratch.body.operations[0].move_before(func)
+            func.erase()
 
 
 PASS = PythonPass(

@@ -23,8 +23,7 @@
 #define MAX_KEPT (256u << 20)      /* bytes kept at most, so idle programs hold little */
 
 typedef struct {
-  size_t capacity; /* payload bytes */
-  size_t large;    /* 1 when the block may be kept on free */
+  size_t capacity; /* payload bytes; blocks of at least LARGE may be kept on free */
 } Header;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -39,7 +38,6 @@ static void *fresh(size_t size) {
     return NULL;
   Header *h = (Header *)base;
   h->capacity = size;
-  h->large = size >= LARGE;
   return (char *)base + HEADER;
 }
 
@@ -87,7 +85,7 @@ MLXC_EXPORT void _mlir_memref_to_llvm_free(void *payload) {
   if (!payload)
     return;
   Header *h = header_of(payload);
-  if (h->large && h->capacity <= MAX_KEPT) {
+  if (h->capacity >= LARGE && h->capacity <= MAX_KEPT) {
     void *evicted = NULL;
     pthread_mutex_lock(&lock);
     int slot = -1;

@@ -82,15 +82,21 @@ def _rewrite(op, index: int) -> None:
 
 
 def run(module) -> None:
-    root = irutil.as_operation(module)
-    for block in irutil.blocks(root):
-        for op in list(block.operations):
-            op = op.operation
-            if op.name != "linalg.generic":
-                continue
-            index = _reusable_input(op)
-            if index is not None:
-                _rewrite(op, index)
+    # The generics are gathered first and none is nested in another, so erasing one
+    # leaves the handles to the rest valid (a list of blocks would hold its body's).
+    generics = []
+
+    def visit(op):
+        if op.name == "linalg.generic":
+            generics.append(op.operation)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    irutil.as_operation(module).walk(visit, ir.WalkOrder.PRE_ORDER)
+    for op in generics:
+        index = _reusable_input(op)
+        if index is not None:
+            _rewrite(op, index)
 
 
 PASS = PythonPass(

@@ -156,7 +156,8 @@ def _rewrite(op, combiner: str, d: int, n: int, reverse: bool) -> None:
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
+    # Only the reduce_windows are held: replacing one frees the ops of its body.
+    for op in [o for o in irutil.walk(module) if o.name == "stablehlo.reduce_window"]:
         scan = _scan(op)
         if scan is not None:
             _rewrite(op, *scan)

@@ -111,6 +111,9 @@ def _place(func, n_results: int) -> None:
         hosts.append((arg, _bytes(ir.MemRefType(arg.type)), first, []))
     if not hosts:
         return
+    # Erased only after the walk: `ops` holds other handles to the same operations, and a
+    # handle to an erased operation is dangling memory, not an error.
+    dead = []
     for i, op in enumerate(ops):
         if op.name != "memref.alloc" or not _plain(op.results[0].type):
             continue
@@ -133,10 +136,11 @@ def _place(func, n_results: int) -> None:
             with ir.InsertionPoint(op), op.location:
                 view = _view(buffer, t, offset // element)
             op.results[0].replace_all_uses_with(view)
-            frees[0].erase()
-            op.erase()
+            dead += [frees[0], op]
             placed.append((i, end, offset, size))
             break
+    for op in dead:
+        op.erase()
 
 
 def run(module) -> None:

@@ -6,9 +6,11 @@ pass managers built in a context are kept with it (runner.RunOptions.pass_manage
 their first run gathers the canonicalization patterns of every loaded op.
 A context is not thread-safe, so each thread keeps its own. It also keeps every type
 and attribute it ever uniqued (a program's constants among them) until it dies, so
-it is replaced after `MAX_USES` compiles, after a compile whose source is larger
-than `LARGE_SOURCE` bytes, and after a compile that failed (whatever state a failed
-pass left behind goes with it).
+it is replaced once the sources compiled in it add up to `SOURCE_BUDGET` bytes (or
+after `MAX_USES` compiles), after a compile whose source is larger than
+`LARGE_SOURCE` bytes, and after a compile that failed (whatever state a failed pass
+left behind goes with it). A replacement costs the next compile 15-20 ms, so the
+bounds are loose: a few dozen typical programs share one context.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ from typing import Iterator, Optional
 
 from ._mlir import ir, new_context
 
-MAX_USES = 16
+MAX_USES = 256
 LARGE_SOURCE = 1 << 20
+SOURCE_BUDGET = 16 << 20
 
 
 class _Slot(threading.local):
     context: Optional[ir.Context] = None
     pass_managers: Optional[dict] = None  # see runner.RunOptions.pass_managers
     uses: int = 0
+    source_bytes: int = 0
     busy: bool = False
 
 
@@ -55,7 +59,7 @@ def compile_context(source=None) -> Iterator[ir.Context]:
             yield ctx
         return
     if slot.context is None:
-        slot.context, slot.pass_managers, slot.uses = new_context(), {}, 0
+        slot.context, slot.pass_managers, slot.uses, slot.source_bytes = new_context(), {}, 0, 0
     ctx = slot.context
     slot.busy = True
     ok = False
@@ -66,7 +70,10 @@ def compile_context(source=None) -> Iterator[ir.Context]:
     finally:
         slot.busy = False
         slot.uses += 1
-        if not ok or slot.uses >= MAX_USES or _size(source) > LARGE_SOURCE:
+        size = _size(source)
+        slot.source_bytes += size
+        if not ok or slot.uses >= MAX_USES or size > LARGE_SOURCE or \
+                slot.source_bytes > SOURCE_BUDGET:
             reset()
 
 

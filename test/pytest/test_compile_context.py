@@ -1,7 +1,7 @@
 """Compiles on one thread share an MLIR context and its pass managers (compile_context.py):
 results stay right from one program to the next, a failed compile leaves nothing
-behind, contexts are replaced after MAX_USES compiles or a large source, and threads
-never share one."""
+behind, contexts are replaced after MAX_USES compiles, SOURCE_BUDGET bytes of sources or
+a large source, and threads never share one."""
 
 import threading
 
@@ -86,6 +86,18 @@ def test_context_replaced_after_max_uses(monkeypatch):
     first = compile_context._slot.context
     mlxc.compile(ADD)
     assert compile_context._slot.context is None  # used twice: dropped
+    np.testing.assert_array_equal(mlxc.compile(ADD)(x, y), x + y)
+    assert compile_context._slot.context is not first
+
+
+def test_context_replaced_once_its_sources_add_up_to_the_budget(monkeypatch):
+    monkeypatch.setattr(compile_context, "SOURCE_BUDGET", 2 * len(ADD) + 1)
+    mlxc.compile(ADD)
+    mlxc.compile(ADD)
+    first = compile_context._slot.context
+    assert first is not None  # 2 x len(ADD) bytes: within the budget
+    mlxc.compile(ADD)
+    assert compile_context._slot.context is None  # over it: dropped
     np.testing.assert_array_equal(mlxc.compile(ADD)(x, y), x + y)
     assert compile_context._slot.context is not first
 

@@ -20,6 +20,9 @@ def schedule_passes() -> list[Pass]:
                      "(MLXC_UNPADDED_CONVS; off by default, as nine bodies cost ~4x the compile "
                      "time)")] if settings.get("unpadded_convs") else []
     return unpadded + [
+        Pass("mlxc-transposed-matmul-operands", (), (),
+             "a matmul of a transposed left operand (a weight gradient's x^T @ dy) reads it "
+             "in place: no transposed copy, which XLA does not make either"),
         Pass("mlxc-blocked-transposes", (), (),
              "a transpose that moves the contiguous dimension splits it into blocks of 8, so "
              "the schedule below writes 8 output rows at a time (whole rows thrash L1)"),

@@ -1,4 +1,16 @@
-"""Small helpers over the MLIR Python API used by passes, contracts and the frontend."""
+"""Small helpers over the MLIR Python API used by passes, contracts and the frontend.
+
+Handles and erasure: these bindings keep no map of live operations. Every
+`ir.Operation` (and `ir.Value`, `ir.Block`) is a bare pointer wrapper, and `op.erase()`
+frees the op and everything nested in its regions while every other handle to any of
+them stays "valid" to Python: using one — `.name`, `.operands`, even `hash()`, which
+hashes the op's contents — reads freed memory (a crash now and then, or garbage). So a
+rewrite that erases ops holds only the ops it rewrites (`ops_named`), not a whole
+`walk`, and erases after its analysis when later steps still look at the IR. An op's
+hash also changes when its operands or attributes do: an op used as a dict key or set
+member must not be rewritten while the dict is in use (Values and Blocks hash by
+identity).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +28,25 @@ def walk(op) -> list:
         return ir.WalkResult.ADVANCE
 
     (op.operation if hasattr(op, "operation") else op).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return out
+
+
+def ops_named(root, *names: str) -> list:
+    """The ops nested in `root` (itself included) named one of `names`, in pre-order.
+
+    What a rewrite that erases ops should iterate over: the list holds no handle to
+    the other ops, so erasing one op leaves nothing dangling unless it has a match
+    nested in its regions (pre-order puts parents first: iterate `reversed(...)` to
+    rewrite nested matches before their parents)."""
+    wanted = frozenset(names)
+    out: list = []
+
+    def visit(o):
+        if o.name in wanted:
+            out.append(o)
+        return ir.WalkResult.ADVANCE
+
+    as_operation(root).walk(visit, ir.WalkOrder.PRE_ORDER)
     return out
 
 

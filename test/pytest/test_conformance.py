@@ -103,6 +103,27 @@ def test_harness_rejects_what_it_cannot_handle():
         harness.prepare("func.func @t() { func.return }", "t")
 
 
+def test_harness_refuses_a_check_whose_result_another_op_reads():
+    # The checks are erased once their operands are returned: erasing one whose i1 the
+    # second check reads left that operand pointing at freed memory (a segfault under
+    # M_PERTURB, which conftest turns on).
+    text = textwrap.dedent("""\
+        func.func @t() -> tensor<i1> {
+          %a = stablehlo.constant dense<1.0> : tensor<f32>
+          %0 = stablehlo.custom_call @check.eq(%a, %a) : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %t = stablehlo.constant dense<true> : tensor<i1>
+          %1 = stablehlo.custom_call @check.eq(%0, %t) : (tensor<i1>, tensor<i1>) -> tensor<i1>
+          return %1 : tensor<i1>
+        }""")
+    with pytest.raises(harness.HarnessError,
+                       match=r"t.mlir:3: the result of stablehlo.custom_call is read by another op"):
+        harness.prepare(text, "t", name="t.mlir")
+    # Returning a check.eq's result, as the quantized suites do, stays supported.
+    prepared = harness.prepare(text.replace("%1 = stablehlo.custom_call @check.eq(%0, %t)",
+                                            "%1 = stablehlo.custom_call @check.eq(%t, %t)"), "t")
+    assert [c.kind for c in prepared.checks] == ["eq", "eq"]
+
+
 def _fake_suite(tmp_path):
     (tmp_path / "interpret").mkdir()
     (tmp_path / "interpret" / "ok.mlir").write_text(textwrap.dedent("""\

@@ -220,7 +220,7 @@ def prepare(text: str, entry: str, name: str = "<test>") -> Prepared:
                     raise HarnessError(f"{op.name} with {len(op.operands)} operands")
                 pairs += [op.operands[0], op.operands[1]]
                 checks.append(_check_of(op, kind, where))
-                doomed.append(op)
+                doomed.append((op, where))
             elif op.name.startswith("check."):
                 raise HarnessError(f"unsupported check op {op.name}")
         for op in _nested_checks(func):
@@ -231,7 +231,12 @@ def prepare(text: str, entry: str, name: str = "<test>") -> Prepared:
         with ir.InsertionPoint(terminator), terminator.location:
             ir.Operation.create("func.return", operands=pairs)
         terminator.erase()  # first: it may use the i1 a `check.eq` returns
-        for op in doomed:
+        for op, where in doomed:
+            # Erasing an op still in use leaves its users reading freed memory.
+            if any(list(r.uses) for r in op.results):
+                raise HarnessError(f"{where}: the result of {op.name} is read by another op; "
+                                   "the harness takes checks whose results are only returned")
+        for op, _ in doomed:
             op.erase()
         ftype = irutil.function_type(func)
         func.attributes["function_type"] = ir.TypeAttr.get(

@@ -270,9 +270,7 @@ def _width(t: ir.Type) -> int:
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
-        if op.name not in _NAMES:
-            continue
+    for op in irutil.ops_named(module, *_NAMES):
         rewrite = _REWRITES.get((_width(op.result.type), op.name))
         if rewrite is None:
             continue

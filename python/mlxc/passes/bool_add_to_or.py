@@ -18,8 +18,8 @@ def _is_bool(t: ir.Type) -> bool:
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
-        if op.name != "stablehlo.add" or not _is_bool(op.result.type):
+    for op in irutil.ops_named(module, "stablehlo.add"):
+        if not _is_bool(op.result.type):
             continue
         irutil.replace_op(op, lambda: ir.Operation.create(
             "stablehlo.or", results=[op.result.type], operands=list(op.operands)).result)

@@ -36,8 +36,8 @@ def _rewrite(op) -> None:
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
-        if op.name == "complex.mul" and isinstance(op.result.type, ir.ComplexType):
+    for op in irutil.ops_named(module, "complex.mul"):
+        if isinstance(op.result.type, ir.ComplexType):
             _rewrite(op)
 
 

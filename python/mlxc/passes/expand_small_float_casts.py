@@ -235,9 +235,7 @@ def _convert(module, op, fmt: _Format, b: _Builder) -> ir.Value:
 
 def run(module) -> None:
     b = _Builder()
-    for op in irutil.walk(module):
-        if op.name not in ("arith.extf", "arith.truncf"):
-            continue
+    for op in irutil.ops_named(module, "arith.extf", "arith.truncf"):
         small_t = _element(op.operands[0].type if op.name == "arith.extf" else op.result.type)
         other_t = _element(op.result.type if op.name == "arith.extf" else op.operands[0].type)
         if str(small_t) not in _FORMATS:

@@ -89,9 +89,9 @@ _EXPANSIONS = {"chlo.asinh": _asinh, "chlo.atanh": _atanh, "chlo.sinh": _sinh}
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
-        expand = _EXPANSIONS.get(op.name)
-        if expand is None or not isinstance(op.result.type, ir.RankedTensorType):
+    for op in irutil.ops_named(module, *_EXPANSIONS):
+        expand = _EXPANSIONS[op.name]
+        if not isinstance(op.result.type, ir.RankedTensorType):
             continue
         if str(ir.RankedTensorType(op.result.type).element_type) not in _TYPES:
             continue

@@ -79,10 +79,8 @@ _REWRITES = {"math.expm1": _expm1, "math.log1p": _log1p}
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
-        rewrite = _REWRITES.get(op.name)
-        if rewrite is None:
-            continue
+    for op in irutil.ops_named(module, *_REWRITES):
+        rewrite = _REWRITES[op.name]
         irutil.replace_op(op, lambda: rewrite(_Arith(op.result.type), op.operands[0]))
 
 

@@ -156,8 +156,9 @@ def _rewrite(op, combiner: str, d: int, n: int, reverse: bool) -> None:
 
 
 def run(module) -> None:
-    # Only the reduce_windows are held: replacing one frees the ops of its body.
-    for op in [o for o in irutil.walk(module) if o.name == "stablehlo.reduce_window"]:
+    # Only the reduce_windows are held: replacing one frees the ops of its body, and a
+    # scan's body (a combiner and a return) holds no other reduce_window.
+    for op in irutil.ops_named(module, "stablehlo.reduce_window"):
         scan = _scan(op)
         if scan is not None:
             _rewrite(op, *scan)

@@ -50,7 +50,7 @@ def _fits(op) -> bool:
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
+    for op in irutil.ops_named(module, "chlo.top_k", "stablehlo.composite"):
         if not _is_top_k(op) or not _fits(op):
             continue
         with ir.InsertionPoint(op), op.location:

@@ -21,8 +21,9 @@ def _static(t) -> bool:
 
 
 def run(module) -> None:
-    for op in irutil.walk(module):
-        if not op.name.startswith("chlo.broadcast_") or "broadcast_dimensions" not in op.attributes:
+    # Only the chlo ops are held: each is erased once replaced.
+    for op in [o for o in irutil.walk(module) if o.name.startswith("chlo.broadcast_")]:
+        if "broadcast_dimensions" not in op.attributes:
             continue
         result = op.results[0].type
         operands = list(op.operands)

@@ -53,6 +53,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-unshare-fills": "mlxc.passes.unshare_fills",
     "mlxc-accumulate-into-contraction": "mlxc.passes.accumulate_into_contraction",
     "mlxc-transposed-matmul-operands": "mlxc.passes.transposed_matmul_operands",
+    "mlxc-pads-as-fills": "mlxc.passes.pads_as_fills",
     "mlxc-unpadded-convolutions": "mlxc.passes.unpadded_convolutions",
     "mlxc-temps-in-results": "mlxc.passes.temps_in_results",
     "mlxc-parallelize-tile-loops": "mlxc.passes.parallelize_tile_loops",

@@ -51,7 +51,10 @@ SMALL_FLOATS = "f8E4M3FN,f8E5M2,f8E4M3,f8E3M4,f8E4M3FNUZ,f8E5M2FNUZ,f8E4M3B11FNU
 def with_temp_memory(bufferize: Stage) -> Stage:
     """The common bufferize stage, then early frees and the peak temporary memory for
     memory_stats()."""
-    passes = [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
+    pads = Pass("mlxc-pads-as-fills", (), (),
+                "a padded tensor is a fill with its source inserted, so the source's producer "
+                "writes into the padded buffer (a transposed input is not kept twice)")
+    passes = [pads] + [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
     # CPU only: the cuda mapping sinks host loads into later launches, past such a free.
     early = Pass("mlxc-early-dealloc", (), (),
                  "free each temporary after its last use, not at the end of the function, so "

@@ -96,17 +96,18 @@ def test_unpadded_residual_block_keeps_one_activation():
     assert exe.memory_stats()["temp_bytes"] == x.nbytes
 
 
-@pytest.mark.parametrize("padding", ["SAME", ((2, 0), (1, 3))])
-def test_padded_nchw_input_is_transposed_into_its_padded_buffer(padding):
+@pytest.mark.parametrize("x_shape,w_shape", [((8, 16, 32, 32), (32, 16, 3, 3)),
+                                             ((2, 8, 16, 16), (16, 8, 3, 3))])
+def test_padded_nchw_input_is_transposed_into_its_padded_buffer(x_shape, w_shape):
     # NCHW convolutions run as NHWC between transposes: the transposed input is written
     # straight into the interior of its padded copy (mlxc-pads-as-fills), which then
     # lives in the result buffer; only the NHWC result is a temporary, as in XLA.
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((8, 16, 32, 32)).astype(np.float32)
-    w = rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal(w_shape).astype(np.float32)
 
     def conv(a, b):
-        return lax.conv_general_dilated(a, b, (1, 1), padding,
+        return lax.conv_general_dilated(a, b, (1, 1), "SAME",
                                         dimension_numbers=("NCHW", "OIHW", "NCHW"))
 
     text, _, expected = export_program(conv, x, w)

@@ -6,6 +6,7 @@ instead of letting a later pass fail obscurely (or the JIT crash) on leftover op
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from typing import Callable, Optional
 
@@ -166,9 +167,24 @@ CONTRACTS: dict[str, Callable] = {
 }
 
 
+# The op names the last successful check on this thread saw: the runner takes them to
+# choose the next stage's conditional passes without walking the module again.
+_seen = threading.local()
+
+
+def take_op_names() -> Optional[frozenset]:
+    """The op names of the module the last check on this thread passed (then forgotten)."""
+    names = getattr(_seen, "names", None)
+    _seen.names = None
+    return names
+
+
 def check(module, stage: str) -> None:
     try:
         contract = CONTRACTS[stage]
     except KeyError:
         raise ValueError(f"no contract for stage '{stage}'; known: {', '.join(CONTRACTS)}") from None
-    contract(module, stage)
+    _seen.names = None
+    scan = _Scan(module)
+    contract(module, stage, scan)
+    _seen.names = frozenset(scan.names)

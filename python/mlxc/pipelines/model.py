@@ -12,13 +12,44 @@ from typing import Iterable, Optional, Sequence
 
 
 @dataclass(frozen=True)
+class OnlyWith:
+    """A pass that can only change a module holding one of `ops` at the start of its
+    stage: op names, or dialect prefixes ending in "." ("complex."). Choosing one is a
+    proof, not a guess: the pass rewrites only such ops, and no pass before it in the
+    stage creates one unless the module already holds one of `ops`."""
+
+    ops: tuple[str, ...]
+
+    def holds(self, names) -> bool:
+        """Whether a module whose op names are `names` (a set) may need the pass."""
+        for want in self.ops:
+            if want.endswith("."):
+                if any(n.startswith(want) for n in names):
+                    return True
+            elif want in names:
+                return True
+        return False
+
+    def __str__(self) -> str:
+        return "only with " + " or ".join(w + "*" if w.endswith(".") else w for w in self.ops)
+
+
+def only_with(*ops: str) -> OnlyWith:
+    return OnlyWith(tuple(ops))
+
+
+@dataclass(frozen=True)
 class Pass:
-    """One pass: `name{k=v ...}` nested under `anchor` (op names, outermost first)."""
+    """One pass: `name{k=v ...}` nested under `anchor` (op names, outermost first).
+
+    `when`, if set, lets a stage skip the pass on a module it provably leaves alone;
+    the printed pipeline still lists it (it is not part of the pipeline text)."""
 
     name: str
     options: tuple[tuple[str, str], ...] = ()
     anchor: tuple[str, ...] = ()
     why: str = field(default="", compare=False)
+    when: Optional[OnlyWith] = field(default=None, compare=False)
 
     def text(self) -> str:
         if not self.options:
@@ -35,10 +66,11 @@ class Pass:
 
 def nested(anchor: str, *passes: Pass) -> list[Pass]:
     """`passes` nested one level deeper, under `anchor` (e.g. "func.func")."""
-    return [Pass(p.name, p.options, (anchor,) + p.anchor, p.why) for p in passes]
+    return [Pass(p.name, p.options, (anchor,) + p.anchor, p.why, p.when) for p in passes]
 
 
-def mlir_pass(name: str, why: str, anchor: str | tuple[str, ...] = (), **options) -> Pass:
+def mlir_pass(name: str, why: str, anchor: str | tuple[str, ...] = (), *,
+              when: Optional[OnlyWith] = None, **options) -> Pass:
     """A pass by its command-line name; options use Python names (`a_b` -> `a-b`).
 
     A value of True prints as a bare flag (`{bufferize-function-boundaries}`).
@@ -46,7 +78,7 @@ def mlir_pass(name: str, why: str, anchor: str | tuple[str, ...] = (), **options
     opts = tuple((k.replace("_", "-"), None if v is True else _format_value(v))
                  for k, v in options.items())
     anchor = (anchor,) if isinstance(anchor, str) else tuple(anchor)
-    return Pass(name, opts, anchor, why)
+    return Pass(name, opts, anchor, why, when)
 
 
 def _format_value(v) -> str:
@@ -132,9 +164,12 @@ class Pipeline:
         lines = [f"pipeline '{self.name}':"]
         for s in self.stages:
             lines.append(f"  stage {s.name}: {s.why}")
+            if any(p.when for p in s.passes):
+                lines.append("    (a pass marked [only with ...] is skipped when the module holds "
+                             "none of those ops as the stage starts)")
             for p in s.passes:
                 where = "".join(a + "/" for a in p.anchor)
-                lines.append(f"    {where}{p.text()}")
+                lines.append(f"    {where}{p.text()}" + (f"  [{p.when}]" if p.when else ""))
                 if p.why:
                     lines.append(f"        # {p.why}")
         lines.append(f"  as a pass pipeline: {self}")

@@ -13,6 +13,7 @@ from .. import passes as python_passes
 from .. import settings
 from .._mlir import ir, passmanager
 from ..errors import CompileError
+from . import contracts
 from .model import Pass, Stage, render, render_elements
 
 
@@ -36,6 +37,9 @@ class RunOptions:
     # gathers the patterns of every loaded op), costs as much as running it on a small
     # program. The caller owns the dict and drops it with the context.
     pass_managers: Optional[dict] = None
+    # Skip the passes whose `when` says they would leave this module alone (see
+    # model.OnlyWith); False runs every pass, to check that skipping changes nothing.
+    skip_idle_passes: bool = True
 
 
 def build_pass_manager(passes: Sequence[Pass], context: ir.Context,
@@ -153,6 +157,23 @@ def dump(module, directory: str, index: int, name: str) -> str:
     return path
 
 
+def op_names(module) -> frozenset:
+    """The names of the ops in `module`: one walk that reads nothing else."""
+    names: set = set()
+
+    def visit(op):
+        names.add(op.name)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return frozenset(names)
+
+
+def active_passes(stage: Stage, names) -> tuple[Pass, ...]:
+    """The passes of `stage` that may change a module whose op names are `names`."""
+    return tuple(p for p in stage.passes if p.when is None or p.when.holds(names))
+
+
 def _run_stage(pm, module, opts: RunOptions) -> None:
     pm.run(module.operation)
     if not opts.verify_each:
@@ -169,23 +190,32 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
     verified at the end of each stage rather than after each pass (`verify_each`).
     """
     opts = options or RunOptions()
+    names = None  # the module's op names, when the previous stage's contract check saw them
     for offset, stage in enumerate(stages):
+        passes = stage.passes
+        if opts.skip_idle_passes and any(p.when for p in passes):
+            passes = active_passes(stage, names if names is not None else op_names(module))
+        names = None
         pm, key = None, None
         # A pass manager reports timing and prints IR for its own runs: not kept.
         if opts.pass_managers is not None and not (opts.timing or opts.print_ir_after_all):
-            key = (render(stage.passes), opts.verify_each)
+            key = (render(passes), opts.verify_each)
             pm = opts.pass_managers.get(key)
         if pm is None:
-            pm = build_pass_manager(stage.passes, module.context, opts)
+            pm = build_pass_manager(passes, module.context, opts)
         snapshot = module.operation.clone() if opts.repro else None
         try:
+            contracts.take_op_names()
             _run_stage(pm, module, opts)
+            # The contract check ends the stage: what it saw is the next stage's input.
+            if passes and passes[-1].name == "mlxc-verify-stage":
+                names = contracts.take_op_names()
             if key is not None:
                 opts.pass_managers[key] = pm
         except (ir.MLIRError, CompileError) as e:
             command, first_error = None, None
             if snapshot is not None:
-                command, first_error = _save_repro(snapshot, stage.passes, stage.name)
+                command, first_error = _save_repro(snapshot, passes, stage.name)
             # Without the per-pass verifier a later pass may trip over IR an earlier one
             # broke: the replay, verifier on, finds the first failure; report that one.
             if not opts.verify_each and first_error is not None:

@@ -5,7 +5,17 @@ from __future__ import annotations
 from ... import settings
 from ...pipelines.model import Pipeline, Pass, Stage
 from ...pipelines.stages import common_stages, stage, verify
-from ...pipelines.model import mlir_pass
+from ...pipelines.model import mlir_pass, only_with
+
+# Conditions of the passes a stage skips on a module without the ops they rewrite
+# (model.OnlyWith): only dialect conversions, walks and our own passes, never a pass
+# that runs the greedy rewriter (it folds every op, whatever its patterns). Complex ops
+# become math ops (convert-complex-to-standard, and mlxc-complex-mul-fma's math.fma),
+# and math ops vector ops (libm calls on vectors are scalarized), so a condition also
+# names what a pass before it in its stage could turn into its ops.
+_FORALL = ("scf.forall",)
+_PARALLEL = _FORALL + ("scf.parallel",)
+_MATH = ("math.", "complex.")
 
 
 def schedule_passes() -> list[Pass]:
@@ -76,14 +86,14 @@ def thread_passes() -> list[Pass]:
     return [
         Pass("mlxc-parallelize-tile-loops", (), (),
              "outermost scf.forall tiles of large ops become scf.parallel; small work and "
-             "inner loops stay sequential (no wake-up cost)"),
+             "inner loops stay sequential (no wake-up cost)", only_with(*_FORALL)),
         mlir_pass("convert-scf-to-openmp",
                   "scf.parallel as omp.parallel + omp.wsloop, asking the pool for MLXC_THREADS "
                   "threads (the program carries its count: JIT and artifacts alike)",
-                  num_threads=settings.get("threads")),
+                  when=only_with(*_PARALLEL), num_threads=settings.get("threads")),
         Pass("mlxc-inline-alloca-scopes", (), (),
              "drop the empty stack scopes convert-scf-to-openmp adds (scf-to-cf would fail "
-             "on their multi-block bodies)"),
+             "on their multi-block bodies)", only_with(*_PARALLEL, "memref.alloca_scope")),
     ]
 
 
@@ -91,7 +101,7 @@ def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
         *thread_passes(),
         mlir_pass("scf-forall-to-for", "the schedules' other parallel tiles run one after another",
-                  anchor="func.func"),
+                  anchor="func.func", when=only_with(*_FORALL)),
         mlir_pass("convert-linalg-to-loops",
                   "each linalg op the schedules left alone becomes a loop nest",
                   anchor="func.func"),
@@ -106,19 +116,21 @@ def lower_stage():
         mlir_pass("lower-affine", "affine loops and maps to scf and arith"),
         mlir_pass("convert-scf-to-cf", "structured control flow to branches"),
         Pass("mlxc-complex-mul-fma", (), (),
-             "complex products with XLA's fused multiply-adds; before the lowering below"),
+             "complex products with XLA's fused multiply-adds; before the lowering below",
+             only_with("complex.")),
         mlir_pass("convert-complex-to-standard",
                   "complex math as arith/math on (re, im); before the f32 extension below",
-                  anchor="func.func"),
+                  anchor="func.func", when=only_with("complex.")),
         mlir_pass("math-extend-to-supported-types",
                   "math functions on bf16/f16 are computed in f32", anchor="func.func",
-                  target_type="f32"),
+                  when=only_with(*_MATH), target_type="f32"),
         Pass("mlxc-precise-expm1-log1p", (), (),
-             "expm1/log1p exact near zero (convert-math-to-llvm would use exp(x)-1, log(1+x))"),
+             "expm1/log1p exact near zero (convert-math-to-llvm would use exp(x)-1, log(1+x))",
+             only_with(*_MATH)),
         *([Pass("mlxc-approximate-math", (), (),
                 "f32 exp/log/tanh/erf and f64 exp/tanh as XLA's polynomials, which vectorize "
                 "(libm calls would be one per element); after the expm1/log1p expansions, "
-                "which use exp, tanh and log")]
+                "which use exp, tanh and log", only_with(*_MATH))]
           if settings.get("approx_math") else []),
         mlir_pass("arith-emulate-unsupported-floats",
                   "bf16/f16 arithmetic runs in f32 and rounds after each op, as XLA does",
@@ -146,9 +158,11 @@ def llvm_stage():
                   "next call instead of page-faulting them in again",
                   use_generic_functions=True),
         mlir_pass("convert-complex-to-llvm",
-                  "complex values as {re, im} structs, numpy's complex64/complex128 layout"),
-        mlir_pass("convert-math-to-llvm", "math ops with LLVM intrinsics"),
-        mlir_pass("convert-math-to-libm", "the remaining math ops become libm calls"),
+                  "complex values as {re, im} structs, numpy's complex64/complex128 layout",
+                  when=only_with("complex.")),
+        mlir_pass("convert-math-to-llvm", "math ops with LLVM intrinsics", when=only_with(*_MATH)),
+        mlir_pass("convert-math-to-libm", "the remaining math ops become libm calls",
+                  when=only_with(*_MATH)),
         mlir_pass("convert-vector-to-llvm",
                   "vectors to LLVM vectors, after math-to-libm (which scalarizes vector calls "
                   "into extracts and inserts); contractions as outer products (broadcast + "
@@ -160,14 +174,17 @@ def llvm_stage():
                   "functions; the entry takes one bare pointer per buffer", 
                   use_bare_ptr_memref_call_conv=True),
         mlir_pass("convert-index-to-llvm", "index ops left by the lowerings above"),
-        mlir_pass("convert-ub-to-llvm", "poison values left by vectorization"),
+        mlir_pass("convert-ub-to-llvm", "poison values left by vectorization",
+                  when=only_with("ub.", "vector.", *_MATH)),
         *([mlir_pass("convert-openmp-to-llvm",
-                     "the parallel regions' types; LLVM outlines them into __kmpc_fork_call")]
+                     "the parallel regions' types; LLVM outlines them into __kmpc_fork_call",
+                     when=only_with("omp."))]
           if settings.get("threads") > 1 else []),
         mlir_pass("reconcile-unrealized-casts", "remove the casts between the conversions"),
         *([Pass("mlxc-clone-into-parallel-regions", (), (),
                 "constants and memref descriptors recomputed inside each parallel region: "
-                "LLVM's outlining then passes only pointers, and folds sizes and strides")]
+                "LLVM's outlining then passes only pointers, and folds sizes and strides",
+                only_with("omp.parallel"))]
           if settings.get("threads") > 1 else []),
         Pass("mlxc-emit-entry-wrapper", (), (),
              "one C signature for every program: void mlxc_entry(void **buffers)"),

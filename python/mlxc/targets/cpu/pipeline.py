@@ -99,6 +99,11 @@ def thread_passes() -> list[Pass]:
 
 def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
+        *([Pass("mlxc-outline-kernels", (), (),
+                "a large entry's loop nests as functions, which the JIT compiles on "
+                "MLXC_COMPILE_THREADS threads (parallel_jit.py); before the passes below, "
+                "which then work on each kernel")]
+          if settings.get("compile_threads") > 1 else []),
         *thread_passes(),
         mlir_pass("scf-forall-to-for", "the schedules' other parallel tiles run one after another",
                   anchor="func.func", when=only_with(*_FORALL)),

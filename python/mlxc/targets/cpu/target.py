@@ -10,7 +10,7 @@ from ..._mlir import execution_engine, ir, translate_module_to_llvmir
 from ...errors import CompileError, Diagnostic
 from ...runtime import native
 from ...runtime.executable import Executable
-from . import link, objects
+from . import link, objects, parallel_jit
 from .pipeline import cpu_pipeline
 
 
@@ -64,9 +64,15 @@ class CpuTarget:
                 module.operation.attributes["mlxc.temp_bytes"]).value
         triple = options.get("target_triple")
         if triple:
+            parallel_jit.internalize_kernels(module)
             return self._cross(module, signature, triple, opt_level, stats)
         runtime_lib = native.library_path()
         native.load()  # fail early, with the install hint, if the library is missing
+        if settings.get("compile_threads") > 1:
+            split = parallel_jit.build_split(module, opt_level, [runtime_lib])
+            if split is not None:
+                return self._split_executable(signature, stats, *split)
+        parallel_jit.internalize_kernels(module)
         try:
             # PIC and a kept object file: `save()` links the very code the JIT runs.
             engine = execution_engine.ExecutionEngine(module, opt_level=opt_level,
@@ -78,6 +84,7 @@ class CpuTarget:
         except RuntimeError as e:
             raise CompileError("LLVM code generation failed",
                                [Diagnostic("error", "<llvm>", str(e))]) from None
+        parallel_jit.mark_llvm_ready()
         if not address:
             raise CompileError("LLVM code generation failed",
                                [Diagnostic("error", "<llvm>", "no mlxc_entry symbol after JIT")])
@@ -87,6 +94,15 @@ class CpuTarget:
             link.write_shared_library(path, objects.engine_object(engine), man)
 
         return Executable(signature, address, packed=True, keepalive=engine, stats=stats,
+                          saver=save)
+
+    def _split_executable(self, signature, stats: dict, address: int, program) -> Executable:
+        def save(path: str) -> None:
+            man = link.manifest(signature, stats, link.host_target())
+            link.write_shared_library(path, program.objects(), man,
+                                      link.kernel_table_c(parallel_jit.TABLE, program.kernels))
+
+        return Executable(signature, address, packed=True, keepalive=program, stats=stats,
                           saver=save)
 
     def _cross(self, module, signature, triple: str, opt_level: int, stats: dict) -> ObjectCode:

@@ -1,0 +1,104 @@
+"""LLVM code generation on two threads (targets/cpu/parallel_jit.py): a large program's
+kernels compiled as two modules gives the results of the program compiled whole, in
+the JIT and in a saved artifact; failures are CompileErrors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mlxc
+from mlxc import cache, settings
+from mlxc._mlir import ir, new_context
+from mlxc.targets.cpu import parallel_jit
+from corpus import PROGRAMS
+from helpers import as_tuple, assert_matches, export_program
+
+BY_NAME = {p.name: p for p in PROGRAMS}
+
+
+def _bench_program(name):
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+    from programs import BENCHES
+    return next(b for b in BENCHES if b.name == name)
+
+
+def _compile(text, threads: int):
+    with settings.override(compile_threads=threads, cache=False):
+        return mlxc.compile(text)
+
+
+@pytest.mark.parametrize("source", ["corpus", "bench"])
+def test_split_program_matches_the_whole_one_and_jax(source, tmp_path):
+    # The corpus's transformer block (4 kernels in module B) and the bench's (larger,
+    # with OpenMP regions in the kernels).
+    prog = BY_NAME["transformer_block"] if source == "corpus" else _bench_program("transformer_block")
+    make = prog.make_inputs
+    args = make(np.random.default_rng(1))
+    text, _, ref = export_program(prog.fn, *args)
+    split = _compile(text, 2)
+    whole = _compile(text, 1)
+    assert isinstance(split._keepalive, parallel_jit.SplitProgram), "expected a split program"
+    assert len(split._keepalive.kernels) >= 2
+    assert not isinstance(whole._keepalive, parallel_jit.SplitProgram)
+    out = split(*args)
+    assert_matches(out, ref, 1e-4)
+    for a, b in zip(as_tuple(out), as_tuple(whole(*args))):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    # Several calls, from a fresh set of inputs: the table of kernels stays filled.
+    args2 = make(np.random.default_rng(2))
+    _, _, ref2 = export_program(prog.fn, *args2)
+    assert_matches(split(*args2), ref2, 1e-4)
+
+    # The artifact links both objects and fills the table when loaded.
+    path = tmp_path / "split.so"
+    split.save(path)
+    loaded = mlxc.load(path)
+    for a, b in zip(as_tuple(loaded(*args)), as_tuple(out)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_compile_cache_keeps_split_programs(tmp_path):
+    prog = BY_NAME["transformer_block"]
+    args = prog.make_inputs(np.random.default_rng(0))
+    text, _, ref = export_program(prog.fn, *args)
+    with settings.override(compile_threads=2, cache=True, cache_dir=str(tmp_path)):
+        first = mlxc.compile(text)
+        assert isinstance(first._keepalive, parallel_jit.SplitProgram)
+        cache.wait()  # the artifact is linked in the background
+        again = mlxc.compile(text)  # from the cache: the linked artifact
+        assert not isinstance(again._keepalive, parallel_jit.SplitProgram)
+        for a, b in zip(as_tuple(again(*args)), as_tuple(first(*args))):
+            np.testing.assert_array_equal(a, b)
+    assert_matches(again(*args), ref, 1e-4)
+
+
+def test_small_programs_stay_one_module():
+    prog = BY_NAME["mlp"]
+    args = prog.make_inputs(np.random.default_rng(0))
+    text, _, ref = export_program(prog.fn, *args)
+    exe = _compile(text, 2)
+    assert not isinstance(exe._keepalive, parallel_jit.SplitProgram)
+    assert_matches(exe(*args), ref, 1e-4)
+    assert "mlxc.kernel" not in mlxc.lower(text)
+
+
+def test_partition_balances_by_ops():
+    weights = {"k0": 100, "k1": 90, "k2": 40, "k3": 30, "k4": 10}
+    group_b = parallel_jit.partition(weights, fixed_a=30, share_b=0.4)
+    b = sum(weights[k] for k in group_b)
+    assert group_b == sorted(group_b)
+    assert 0.3 * 300 <= b <= 0.4 * 300
+    assert parallel_jit.partition({"k0": 500, "k1": 10}, fixed_a=10) == ["k1"]
+
+
+def test_engine_failure_is_a_compile_error():
+    # A module the LLVM translation rejects (a func.func, not the LLVM dialect): the C
+    # API returns a null engine.
+    ctx = new_context()
+    with ctx:
+        module = ir.Module.parse("func.func @f() {\n  return\n}")
+    with pytest.raises(mlxc.CompileError, match="LLVM code generation failed"):
+        parallel_jit.Engine(module, 2, [])

@@ -20,7 +20,6 @@ from . import PythonPass
 
 _TAG = "mlxc.schedule"
 _VECTORIZE_TAG = "mlxc.vectorize"
-_HOIST_TAG = "mlxc.hoist"
 _ANY = "!transform.any_op"
 
 _VECTORIZE = f"""
@@ -112,21 +111,20 @@ def _script(module, body: str):
                            + "\n}", context=module.context)
 
 
+_HOIST = f"""
+  transform.named_sequence @hoist(%root: {_ANY} {{transform.readonly}}) {{
+    %loops = transform.structured.match ops{{["scf.for"]}} in %root : ({_ANY}) -> {_ANY}
+    transform.loop.hoist_loop_invariant_subsets %loops : {_ANY}
+    transform.yield
+  }}"""
+
+
 def _hoist(module) -> None:
     """Hoist loop-invariant reads and writes out of loops, innermost loops first: the
-    matmul accumulator then lives in registers across the whole reduction loop (the
-    transform handles loops outermost first, which leaves the inner pairs in place)."""
-    loops = [op for op in reversed(irutil.walk(module)) if op.name == "scf.for"]
-    if not loops:
-        return
-    lines = [f"  transform.named_sequence @hoist(%root: {_ANY} {{transform.readonly}}) {{"]
-    for i, loop in enumerate(loops):
-        _tag(loop, i, _HOIST_TAG)
-        lines.append(f"    %l{i} = transform.structured.match attributes {{{_HOIST_TAG} = {i} : i64}} "
-                     f"in %root : ({_ANY}) -> {_ANY}")
-        lines.append(f"    transform.loop.hoist_loop_invariant_subsets %l{i} : {_ANY}")
-    lines.append("    transform.yield\n  }")
-    _apply(module, _script(module, "\n".join(lines)), "hoist")
+    matmul accumulator then lives in registers across the whole reduction loop. The
+    match lists the loops in post-order, inner loops before the loops around them (one
+    match, not one per loop: each match walks the whole module)."""
+    _apply(module, _script(module, _HOIST), "hoist")
 
 
 def _in_rank0_linalg(op) -> bool:
@@ -195,7 +193,7 @@ def run(module) -> None:
     reduction_trees.rewrite_row_reductions(module)
     _hoist(module)
     for op in irutil.walk(module):
-        for tag in (_TAG, _VECTORIZE_TAG, _HOIST_TAG):
+        for tag in (_TAG, _VECTORIZE_TAG):
             if tag in op.attributes:
                 del op.attributes[tag]
 

@@ -59,6 +59,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-parallelize-tile-loops": "mlxc.passes.parallelize_tile_loops",
     "mlxc-inline-alloca-scopes": "mlxc.passes.inline_alloca_scopes",
     "mlxc-clone-into-parallel-regions": "mlxc.passes.clone_into_parallel_regions",
+    "mlxc-fuse-row-loops": "mlxc.passes.fuse_row_loops",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
     # The cuda target's passes live with the target.
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",

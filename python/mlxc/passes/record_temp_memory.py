@@ -1,10 +1,12 @@
 """mlxc-record-temp-memory: the peak bytes of temporary buffers, for memory_stats().
 
 Run after bufferization and deallocation: walks the entry function in program order,
-adding each memref.alloc/alloca and subtracting each memref.dealloc, and records the
+adding each memref.alloc and subtracting each memref.dealloc, and records the
 largest total live at once as the module attribute `mlxc.temp_bytes` (i64). Results
 are the caller's buffers and are not counted. An allocation inside a loop counts once:
-the deallocation pipeline frees it in the same iteration.
+the deallocation pipeline frees it in the same iteration. Stack buffers (memref.alloca:
+the one row mlxc-fuse-row-loops keeps for all iterations of a row loop) are not
+counted, as XLA does not count its stack.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def peak_bytes(func) -> int:
     live: dict = {}
     total = peak = 0
     for op in irutil.walk(func):
-        if op.name in ("memref.alloc", "memref.alloca"):
+        if op.name == "memref.alloc":
             size = _bytes(ir.MemRefType(op.results[0].type))
             live[op.results[0]] = size
             total += size

@@ -65,6 +65,10 @@ def with_temp_memory(bufferize: Stage) -> Stage:
                 "a padded tensor is a fill with its source inserted, so the source's producer "
                 "writes into the padded buffer (a transposed input is not kept twice)")
     passes = [pads] + [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
+    fuse = Pass("mlxc-fuse-row-loops", (), (),
+                "consecutive loops over the same rows (softmax's max, sum and output) as one, "
+                "so a row is read while in L1; a temporary of one value per row becomes that "
+                "value, one of a few values per row a stack row (before the frees below)")
     # CPU only: the cuda mapping sinks host loads into later launches, past such a free.
     early = Pass("mlxc-early-dealloc", (), (),
                  "free each temporary after its last use, not at the end of the function, so "
@@ -74,7 +78,8 @@ def with_temp_memory(bufferize: Stage) -> Stage:
                    "buffer (attention's transposed k in its output), as XLA shares dead memory")
     record = Pass("mlxc-record-temp-memory", (), (),
                   "peak bytes of temporaries live at once (mlxc.temp_bytes), for memory_stats()")
-    return Stage(bufferize.name, tuple(passes + [early, results, record] + verify(bufferize.name)),
+    return Stage(bufferize.name,
+                 tuple(passes + [fuse, early, results, record] + verify(bufferize.name)),
                  bufferize.why)
 
 

@@ -17,6 +17,12 @@ from helpers import as_tuple, assert_matches, export_program
 BY_NAME = {p.name: p for p in PROGRAMS}
 
 
+@pytest.fixture(autouse=True)
+def _idle_machine(monkeypatch):
+    # The split is skipped while the machine's load average leaves no core free.
+    monkeypatch.setattr(parallel_jit, "second_core_free", lambda: True)
+
+
 def _bench_program(name):
     import os
     import sys
@@ -102,3 +108,44 @@ def test_engine_failure_is_a_compile_error():
         module = ir.Module.parse("func.func @f() {\n  return\n}")
     with pytest.raises(mlxc.CompileError, match="LLVM code generation failed"):
         parallel_jit.Engine(module, 2, [])
+
+
+def _compile_in_child(text, args, expected, queue):
+    try:
+        out = _compile(text, 2)(*args)
+        queue.put(all(np.array_equal(a, b) for a, b in zip(as_tuple(out), expected)))
+    except BaseException as e:  # noqa: BLE001 - reported to the parent
+        queue.put(repr(e))
+
+
+def test_forked_child_compiles_split_programs():
+    # The worker thread does not survive fork(): the child must start its own rather
+    # than wait for the parent's.
+    import multiprocessing
+
+    prog = BY_NAME["transformer_block"]
+    args = prog.make_inputs(np.random.default_rng(0))
+    text, _, _ = export_program(prog.fn, *args)
+    exe = _compile(text, 2)
+    assert isinstance(exe._keepalive, parallel_jit.SplitProgram)
+    expected = as_tuple(exe(*args))
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_compile_in_child, args=(text, args, expected, queue))
+    child.start()
+    try:
+        assert queue.get(timeout=120) is True
+    finally:
+        child.join(10)
+        if child.is_alive():
+            child.kill()
+
+
+def test_busy_machine_compiles_one_module(monkeypatch):
+    monkeypatch.setattr(parallel_jit, "second_core_free", lambda: False)
+    prog = BY_NAME["transformer_block"]
+    args = prog.make_inputs(np.random.default_rng(0))
+    text, _, ref = export_program(prog.fn, *args)
+    exe = _compile(text, 2)
+    assert not isinstance(exe._keepalive, parallel_jit.SplitProgram)
+    assert_matches(exe(*args), ref, 1e-4)

@@ -154,8 +154,21 @@ def mark_llvm_ready() -> None:
 
 # The worker: one thread, with an MLIR context reused for up to 64 modules (a context
 # costs 10-20 ms to make and keeps every constant it has seen alive).
-_worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlxc-jit")
+_worker: Optional[concurrent.futures.ThreadPoolExecutor] = None
+_worker_pid = None
 _worker_state = threading.local()
+
+
+def _submit(fn, *args) -> concurrent.futures.Future:
+    global _worker, _worker_pid
+    with _ready_lock:
+        # A forked child inherits the executor but not its thread: a new one there,
+        # or the job would wait forever.
+        if _worker is None or _worker_pid != os.getpid():
+            _worker = concurrent.futures.ThreadPoolExecutor(max_workers=1,
+                                                            thread_name_prefix="mlxc-jit")
+            _worker_pid = os.getpid()
+        return _worker.submit(fn, *args)
 _CONTEXT_USES = 64
 
 
@@ -179,7 +192,7 @@ def _count_ops(op) -> int:
     return n
 
 
-def partition(weights: dict[str, int], fixed_a: int, share_b: float = 0.4) -> list[str]:
+def partition(weights: dict[str, int], fixed_a: int, share_b: float = 0.5) -> list[str]:
     """The kernels of module B: heaviest first, each to B while B stays within
     `share_b` of the total, A holding `fixed_a` (its entry functions) besides. B gets
     less than half: per op it costs more (its bytecode parsed again, its kernels
@@ -297,12 +310,30 @@ def kernel_weights(module) -> tuple[dict[str, int], int]:
     return weights, rest
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def second_core_free() -> bool:
+    """Whether another core is likely idle: the last minute's load average (this
+    process counting for one) leaves at least half a core. On a busy machine the
+    second module only adds its overhead (a sixth to a third more CPU time)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return True
+    return load <= _cores() - 0.5
+
+
 def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tuple[int, SplitProgram]]:
     """Compile `module` as two modules on two threads: the address of the packed
     `mlxc_entry` and the engines; None when the module is not worth splitting (the
     module is then unchanged). The module itself becomes module A."""
     weights, rest = kernel_weights(module)
-    if len(weights) < 2 or sum(weights.values()) + rest < MIN_SPLIT_OPS:
+    if len(weights) < 2 or sum(weights.values()) + rest < MIN_SPLIT_OPS or not second_core_free():
         return None
     names = partition(weights, rest)
     total = sum(weights.values()) + rest
@@ -311,20 +342,23 @@ def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tupl
     _ensure_llvm_ready(module.context, opt_level, shared_libs)
     data = io.BytesIO()
     module.operation.write_bytecode(data)
-    future = _worker.submit(_build_b, data.getvalue(), names, opt_level, shared_libs)
+    # Module A is made before B's job starts: the worker holds the GIL while it parses
+    # B, and this thread's rewriting would wait for it; A's engine does not.
+    index = {n: i for i, n in enumerate(names)}
+    entry = irutil.find_function(module, irutil.string_attr(module, "mlxc.entry") or "main")
+    calls = [c for c in irutil.ops_named(entry, "llvm.call")
+             if "callee" in c.attributes
+             and ir.FlatSymbolRefAttr(c.attributes["callee"]).value in index]
+    _table_global(module, len(names))
+    for call in calls:
+        _call_through_table(call, index[ir.FlatSymbolRefAttr(call.attributes["callee"]).value],
+                            len(names))
+    for f in irutil.functions(module):
+        if irutil.sym_name(f) in index:
+            f.erase()
+    internalize_kernels(module)
+    future = _submit(_build_b, data.getvalue(), names, opt_level, shared_libs)
     try:
-        index = {n: i for i, n in enumerate(names)}
-        calls = [c for c in irutil.ops_named(module, "llvm.call")
-                 if "callee" in c.attributes
-                 and ir.FlatSymbolRefAttr(c.attributes["callee"]).value in index]
-        _table_global(module, len(names))
-        for call in calls:
-            _call_through_table(call, index[ir.FlatSymbolRefAttr(call.attributes["callee"]).value],
-                                len(names))
-        for f in irutil.functions(module):
-            if irutil.sym_name(f) in index:
-                f.erase()
-        internalize_kernels(module)
         engine_a = Engine(module, opt_level, shared_libs)
         address = engine_a.lookup_packed("mlxc_entry")
         table = engine_a.lookup(TABLE)

@@ -30,8 +30,10 @@ _PURE = frozenset({"llvm.insertvalue", "llvm.extractvalue", "llvm.getelementptr"
 class _Clonable:
     """Whether a value can be recomputed inside a region from constants and pointers."""
 
-    def __init__(self):
+    def __init__(self, context):
         self._known: dict = {}
+        # Types are uniqued: comparing with the pointer type is cheap, printing one is not.
+        self._pointer = ir.Type.parse("!llvm.ptr", context=context)
 
     def op(self, value):
         return value.owner.operation if isinstance(value, ir.OpResult) else None
@@ -44,36 +46,27 @@ class _Clonable:
             if name in _LEAVES:
                 known = True
             elif name in _PURE:
-                known = all(self(v) or _is_pointer(v) for v in op.operands)
+                known = all(self(v) or v.type == self._pointer for v in op.operands)
             else:
                 known = False
             self._known[value] = known
         return known
 
 
-def _is_pointer(value) -> bool:
-    return str(value.type) == "!llvm.ptr"
-
-
-def _inside(region_op) -> tuple[list, set]:
-    """The ops nested in `region_op` and every value they or their blocks define."""
+def _inside(region_op) -> list:
+    """The ops nested in `region_op`, pre-order."""
     ops: list = []
-    values: set = set()
 
     def visit(op):
-        if op != region_op:
-            ops.append(op)
-            values.update(op.results)
-        for region in op.regions:
-            for block in region.blocks:
-                values.update(block.arguments)
+        ops.append(op)
         return ir.WalkResult.ADVANCE
 
     region_op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return ops, values
+    return ops[1:]
 
 
-def _localize(parallel, ops: list, defined_inside: set, clonable: _Clonable) -> None:
+def _localize(ops: list, outside: set, clonable: _Clonable) -> None:
+    """Clone into the region the clonable values of `outside` its ops use."""
     if not ops:
         return
     anchor = ops[0]  # pre-order: the first op of the region's entry block
@@ -96,25 +89,34 @@ def _localize(parallel, ops: list, defined_inside: set, clonable: _Clonable) -> 
 
     for op in ops:
         for i, value in enumerate(op.operands):
-            if value not in defined_inside and clonable(value):
+            if value in outside and clonable(value):
                 op.operands[i] = clone(value)
 
 
 def run(module) -> None:
     root = module.operation if hasattr(module, "operation") else module
     parallels: list = []
+    pure: list = []  # the leaf and pure ops outside every parallel region
 
     def visit(op):
-        if op.name == "omp.parallel":
+        name = op.name
+        if name == "omp.parallel":
             parallels.append(op)
             return ir.WalkResult.SKIP  # a region nested in it is part of its function
+        if name in _LEAVES or name in _PURE:
+            pure.append(op)
         return ir.WalkResult.ADVANCE
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    clonable = _Clonable()
+    if not parallels:
+        return
+    # Only the results of pure ops outside the regions may be cloned (each has one; a
+    # Value hashes by identity): an operand is looked up there, and the many values
+    # defined inside a region are never examined.
+    clonable = _Clonable(root.context)
+    outside = {op.result for op in pure}
     for parallel in parallels:
-        ops, defined_inside = _inside(parallel)
-        _localize(parallel, ops, defined_inside, clonable)
+        _localize(_inside(parallel), outside, clonable)
 
 
 PASS = PythonPass(

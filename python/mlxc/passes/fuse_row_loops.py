@@ -117,6 +117,19 @@ def _vector_spans_dim0(op, pos: int) -> bool:
     return False
 
 
+class _Inside:
+    """`value in _Inside(loop)`: whether `loop` defines `value` (memoized)."""
+
+    def __init__(self, loop):
+        self.loop, self.known = loop, {}
+
+    def __contains__(self, value) -> bool:
+        known = self.known.get(value)
+        if known is None:
+            known = self.known[value] = _defined_inside(value, self.loop)
+        return known
+
+
 def _uses_stay_in_row(value, inside) -> tuple[bool, bool]:
     """(only accessed in place, written) for the uses of a row subview's result."""
     ok, writes = True, False
@@ -135,22 +148,35 @@ def _uses_stay_in_row(value, inside) -> tuple[bool, bool]:
     return ok, writes
 
 
-def _loop_accesses(loop, iv) -> dict | None:
-    """root -> _Access for the memrefs `loop` reaches from outside; None when some access
-    cannot be analysed at all."""
+# Ops that take no memref operand: not looked at (reading each operand's type is most
+# of this pass's time on unrolled vector code).
+_VALUE_ONLY = ("arith.", "math.", "index.", "ub.", "complex.", "affine.apply")
+_VECTOR_VALUES = {"vector.extract", "vector.insert", "vector.broadcast", "vector.to_elements",
+                  "vector.from_elements", "vector.fma", "vector.extract_strided_slice",
+                  "vector.insert_strided_slice", "vector.shuffle", "vector.reduction",
+                  "vector.contract", "vector.transpose", "vector.shape_cast", "vector.splat",
+                  "vector.bitcast", "vector.multi_reduction", "vector.outerproduct"}
+
+
+def _defined_inside(value, loop) -> bool:
+    owner = value.owner
+    op = owner.owner if isinstance(owner, ir.Block) else owner
+    while op is not None and op.name != "func.func":
+        if op == loop:
+            return True
+        op = op.parent
+    return False
+
+
+def _loop_accesses(loop, iv) -> dict:
+    """root -> _Access for the memrefs `loop` reaches from outside."""
     ops = irutil.walk(loop)[1:]
-    inside = set()
-    for o in ops:
-        for r in o.results:
-            inside.add(r)
-        for region in o.regions:
-            for block in region.blocks:
-                for a in block.arguments:
-                    inside.add(a)
-    for a in loop.regions[0].blocks[0].arguments:
-        inside.add(a)
+    inside = _Inside(loop)
     accesses: dict = {}
     for o in ops:
+        name = o.name
+        if name.startswith(_VALUE_ONLY) or name in _VECTOR_VALUES:
+            continue
         for pos, v in enumerate(o.operands):
             if not isinstance(v.type, ir.MemRefType) or v in inside:
                 continue
@@ -228,7 +254,7 @@ def _as_fill(loop, func_ops: list, index: int) -> _Fill | None:
     elif loop.name != "scf.forall" or loop.results:
         return None
     else:
-        body, targets, scalars = list(loop.regions[0].blocks[0].operations)[:-1], [], []
+        body, targets, scalars = list(irutil.top_level_ops(loop))[:-1], [], []
     for o in body:
         o = o.operation
         if o.name in ("affine.apply", "arith.constant"):
@@ -356,14 +382,15 @@ def _span(root, func_ops: list) -> tuple[int, int] | None:
     return (min(positions), max(positions)) if positions else None
 
 
-def _extends_a_temporary(group: list, accesses: dict, rows, func_ops: list) -> bool:
+def _extends_a_temporary(group: list, accesses: dict, rows, func_ops: list,
+                         works: dict) -> bool:
     """Whether fusing `group` (at its last loop) would keep some temporary alive longer:
     one it uses whose last use comes before that loop, unless fusion removes it (a row
     temporary used only there, of one value per row, or of a small row when the loop
-    stays on one thread). Peak temporary memory must not grow."""
+    stays on one thread). Peak temporary memory must not grow. `works`: each loop's
+    work by its index in `group`, filled as needed."""
     first = _position(group[0].loop if isinstance(group[0], _Fill) else group[0], func_ops)
     last = _position(group[-1], func_ops)
-    loops = [g for g in group if not isinstance(g, _Fill)]
     alone = None
     for root, acc in accesses.items():
         if isinstance(root.owner, ir.Block) or root.owner.name != "memref.alloc":
@@ -380,8 +407,13 @@ def _extends_a_temporary(group: list, accesses: dict, rows, func_ops: list) -> b
             continue
         if alone is None:
             need = -(-MIN_WORK // max(rows or 1, 1))
-            alone = settings.get("threads") < 2 or rows is None or rows < 2 or \
-                sum(work(loop, need) for loop in loops) < need
+            alone = settings.get("threads") < 2 or rows is None or rows < 2
+            for k, loop in enumerate(group):
+                if alone or isinstance(loop, _Fill):
+                    continue
+                if k not in works:
+                    works[k] = work(loop, need)
+            alone = alone or sum(works.get(k, 0) for k in range(len(group))) < need
         if not alone or _row_bytes(mtype) > _MAX_ROW_BYTES:
             return True
     return False
@@ -394,7 +426,7 @@ def _fuse(items: list) -> object:
     target = items[-1]
     block = target.regions[0].blocks[0]
     iv = block.arguments[0]
-    anchor = list(block.operations)[0].operation  # earlier items go before, in order
+    anchor = next(irutil.top_level_ops(target))  # earlier items go before, in order
     index = ir.IndexType.get()
     zero = None
     with target.location:
@@ -411,15 +443,16 @@ def _fuse(items: list) -> object:
                 continue
             other = item.regions[0].blocks[0]
             other.arguments[0].replace_all_uses_with(iv)
-            for o in list(other.operations)[:-1]:
-                o.operation.move_before(anchor)
+            for o in list(irutil.top_level_ops(item))[:-1]:
+                o.move_before(anchor)
     for item in items[:-1]:
         (item.loop if isinstance(item, _Fill) else item).erase()
     return target
 
 
 def _fuse_in(func) -> list:
-    """Fuse the row loops of `func`'s body; returns the row loops left (fused or not)."""
+    """Fuse the row loops of `func`'s body; returns the row loops left (fused or not),
+    each with how it reaches each memref."""
     func_ops = list(irutil.top_level_ops(func))
     # Runs of foralls with only ops that touch no memory between them.
     runs, current = [], []
@@ -436,7 +469,7 @@ def _fuse_in(func) -> list:
         runs.append(current)
     loops = []
     for run in runs:
-        i = 0
+        i, analysed = 0, {}
         while i < len(run):
             group, accesses, rows, snapshots = [], {}, None, []
             j = i
@@ -462,7 +495,9 @@ def _fuse_in(func) -> list:
                     if any(isinstance(g, _Fill) and ir.MemRefType(g.target.type).shape[0] != n
                            for g in group):
                         break
-                    new = _loop_accesses(op, op.regions[0].blocks[0].arguments[0])
+                    if j not in analysed:  # a loop is analysed once per run
+                        analysed[j] = _loop_accesses(op, op.regions[0].blocks[0].arguments[0])
+                    new = analysed[j]
                     if not _independent(accesses, new):
                         break
                     rows = n
@@ -471,9 +506,9 @@ def _fuse_in(func) -> list:
                     snapshots.append(_copy(accesses))
                 j += 1
             # The longest prefix ending with a loop that keeps every temporary's lifetime.
-            k = len(group)
-            while k > 0 and (isinstance(group[k - 1], _Fill) or
-                             _extends_a_temporary(group[:k], snapshots[k - 1], rows, func_ops)):
+            k, works = len(group), {}
+            while k > 0 and (isinstance(group[k - 1], _Fill) or _extends_a_temporary(
+                    group[:k], snapshots[k - 1], rows, func_ops, works)):
                 k -= 1
             if k == 0 or (k == 1 and rows is None):
                 i += 1
@@ -483,7 +518,7 @@ def _fuse_in(func) -> list:
             if sum(not isinstance(g, _Fill) for g in group) == 0:
                 i += 1
                 continue
-            loops.append(_fuse(group) if len(group) > 1 else group[0])
+            loops.append((_fuse(group) if len(group) > 1 else group[0], snapshots[k - 1]))
             func_ops = list(irutil.top_level_ops(func))  # without the loops just erased
             i = end + 1
     return loops
@@ -498,11 +533,10 @@ def _runs_alone(loop) -> bool:
     return work(loop, need) < need
 
 
-def _row_temporaries(loop, func) -> list:
-    """The allocations only `loop` uses, only at its row and directly."""
+def _row_temporaries(loop, accesses: dict) -> list:
+    """The allocations only `loop` uses, only at its row and directly (`accesses`: how
+    the loop reaches each memref)."""
     rows = _row_space(loop)
-    iv = loop.regions[0].blocks[0].arguments[0]
-    accesses = _loop_accesses(loop, iv)
     temps = []
     for root, acc in accesses.items():
         if isinstance(root.owner, ir.Block) or root.owner.name != "memref.alloc":
@@ -551,8 +585,8 @@ def _to_for(loop, temps: list) -> None:
     iv = body.arguments[0]
     with loop.location, ir.InsertionPoint(new.body):
         yield_op = scf.YieldOp([])
-    for o in list(body.operations)[:-1]:
-        o.operation.move_before(yield_op.operation)
+    for o in list(irutil.top_level_ops(loop))[:-1]:
+        o.move_before(yield_op.operation)
     iv.replace_all_uses_with(new.induction_variable)
     for temp, row in zip(temps, rows_of):
         deallocs = []
@@ -690,8 +724,8 @@ def run(module) -> None:
     for func in funcs:
         if func is None or func.name != "func.func" or not func.regions[0].blocks:
             continue
-        for loop in _fuse_in(func):
-            temps = [t for t in _row_temporaries(loop, func) if not _forward(loop, t)
+        for loop, accesses in _fuse_in(func):
+            temps = [t for t in _row_temporaries(loop, accesses) if not _forward(loop, t)
                      and _row_bytes(ir.MemRefType(t.type)) <= _MAX_ROW_BYTES]
             if temps and _runs_alone(loop):
                 _to_for(loop, temps)

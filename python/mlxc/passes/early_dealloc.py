@@ -61,18 +61,19 @@ def _last_use(buffer, dealloc, block):
 
 
 def run(module) -> None:
-    root = irutil.as_operation(module)
-    for block in irutil.blocks(root):
-        deallocs = [irutil.as_operation(o) for o in block.operations if irutil.as_operation(o).name == "memref.dealloc"]
-        for dealloc in deallocs:
-            buffer = dealloc.operands[0]
-            alloc = buffer.owner
-            if not isinstance(alloc, (ir.Operation, ir.OpView)) or \
-                    irutil.as_operation(alloc).name != "memref.alloc" or irutil.as_operation(alloc).block != block:
-                continue
-            last = _last_use(buffer, dealloc, block)
-            if last is not None and last.is_before_in_block(dealloc):
-                dealloc.move_after(last)
+    # One walk for the deallocs, as plain Operations: `block.operations` would wrap every
+    # op of every block in its OpView class (and import that dialect's package). Within a
+    # block they come in order, so two moved after the same op keep the order they had
+    # when handled block by block; moves in different blocks are independent.
+    for dealloc in irutil.ops_named(module, "memref.dealloc"):
+        block = dealloc.block
+        buffer = dealloc.operands[0]
+        alloc = irutil.defining_op(buffer)
+        if alloc is None or alloc.name != "memref.alloc" or alloc.block != block:
+            continue
+        last = _last_use(buffer, dealloc, block)
+        if last is not None and last.is_before_in_block(dealloc):
+            dealloc.move_after(last)
 
 
 PASS = PythonPass(

@@ -1,5 +1,5 @@
-// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-outline-kernels{min-ops=1})' | FileCheck %s
-// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-outline-kernels)' | FileCheck %s --check-prefix=SMALL
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-outline-kernels{min-ops=1 always=true})' | FileCheck %s
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-outline-kernels{always=true})' | FileCheck %s --check-prefix=SMALL
 
 // Each top-level loop nest becomes a private kernel taking the buffers it uses; the
 // constants it uses are cloned into it, and a reshape of an argument is redone inside

@@ -149,3 +149,6 @@ def test_busy_machine_compiles_one_module(monkeypatch):
     exe = _compile(text, 2)
     assert not isinstance(exe._keepalive, parallel_jit.SplitProgram)
     assert_matches(exe(*args), ref, 1e-4)
+    # Nor is it outlined: kernels kept in one module only cost compile time.
+    with settings.override(compile_threads=2):
+        assert "mlxc.kernel" not in mlxc.lower(text)

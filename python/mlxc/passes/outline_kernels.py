@@ -45,7 +45,7 @@ def _is_plain_memref(t) -> bool:
         return True  # a scalar: passed as it is
     m = ir.MemRefType(t)
     return (m.has_static_shape and isinstance(m.layout, ir.AffineMapAttr)
-            and m.layout.value == ir.AffineMap.get_identity(m.rank))
+            and m.layout.value == ir.AffineMap.get_identity(m.rank, t.context))
 
 
 class _Capture:
@@ -99,15 +99,12 @@ def _capture(loop, entry_block) -> _Capture | None:
     return cap if ok else None
 
 
-def _outline(module, loop, cap: _Capture, name: str) -> None:
-    params = ", ".join(f"%a{i}: {v.type}" for i, v in enumerate(cap.args))
-    with module.context, loop.location:
-        helper = ir.Module.parse(f"func.func private @{name}({params}) {{\n  func.return\n}}")
-        kernel = next(irutil.top_level_ops(helper))
-        kernel.move_before(irutil.find_function(module, _entry_name(module)))
+def _outline(kernel, loop, cap: _Capture, name: str) -> None:
+    """Move `loop` into `kernel` (an empty function taking cap.args), calling it."""
+    body = kernel.regions[0].blocks[0]
+    ret = next(iter(irutil.walk(kernel)[1:]))
+    with kernel.context, loop.location:
         kernel.attributes[KERNEL_ATTR] = ir.UnitAttr.get()
-        body = kernel.regions[0].blocks[0]
-        ret = next(iter(irutil.walk(kernel)[1:]))
         with ir.InsertionPoint(loop):
             ir.Operation.create("func.call", operands=list(cap.args),
                                 attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
@@ -135,23 +132,38 @@ def _entry_name(module) -> str:
     return irutil.string_attr(module, "mlxc.entry") or "main"
 
 
-def run(module, min_ops: str = str(MIN_OPS)) -> None:
-    entry = irutil.find_function(module, _entry_name(module))
+def run(module, min_ops: str = str(MIN_OPS), always: str = "false") -> None:
+    name = _entry_name(module)
+    entry = irutil.find_function(module, name)
     if entry is None or entry.name != "func.func" or _count_ops(entry) < int(min_ops):
         return
+    if always.lower() not in ("1", "true"):
+        # Kernels pay only when the JIT compiles them on a second core; kept in one
+        # function, they cost a tenth more compile time (more functions through every
+        # pass after this one, and LLVM inlining them back).
+        from ..targets.cpu import parallel_jit
+        if not parallel_jit.second_core_free():
+            return
     block = entry.regions[0].blocks[0]
     # The block's direct children, found without wrapping each in its dialect's class.
     loops = [op for op in irutil.walk(entry)
              if op.name in _LOOPS and op.block == block and len(op.results) == 0]
     if len(loops) < 2:
         return
-    name = _entry_name(module)
-    captures = [(loop, _capture(loop, block)) for loop in loops]
-    outlined = 0
-    for loop, cap in captures:
-        if cap is not None:
-            _outline(module, loop, cap, f"{name}_kernel{outlined}")
-            outlined += 1
+    captures = [(loop, cap) for loop in loops if (cap := _capture(loop, block)) is not None]
+    if not captures:
+        return
+    # Every kernel's empty function from one parse.
+    text = "\n".join(
+        f"func.func private @{name}_kernel{k}("
+        + ", ".join(f"%a{i}: {v.type}" for i, v in enumerate(cap.args))
+        + ") {\n  func.return\n}" for k, (_, cap) in enumerate(captures))
+    with module.context, entry.location:
+        helper = ir.Module.parse(text)
+    kernels = list(irutil.top_level_ops(helper))
+    for k, ((loop, cap), kernel) in enumerate(zip(captures, kernels)):
+        kernel.move_before(entry)
+        _outline(kernel, loop, cap, f"{name}_kernel{k}")
     # Constants and views only the kernels used are left dead in the entry.
     for op in reversed([o for o in irutil.walk(entry) if o.block == block]):
         if (op.name in _CONSTANTS or op.name in _VIEWS) and all(
@@ -164,6 +176,8 @@ PASS = PythonPass(
     summary="Outline each top-level loop nest of a large entry function into a function",
     run=run,
     options={"min-ops": f"outline only when the entry has at least this many ops "
-                        f"(default {MIN_OPS})"},
-    defaults={"min-ops": str(MIN_OPS)},
+                        f"(default {MIN_OPS})",
+             "always": "outline even while no core is free for a second JIT thread "
+                       "(default false: see targets/cpu/parallel_jit.second_core_free)"},
+    defaults={"min-ops": str(MIN_OPS), "always": "false"},
 )

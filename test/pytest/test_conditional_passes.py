@@ -34,6 +34,9 @@ _PROGRAMS = {
     "math": (lambda x: jnp.tanh(x) + jnp.log1p(jnp.abs(x)), _x),
     # complex products, and parallel tile loops large enough for the thread pool
     "complex": (lambda x: jnp.abs((x + 1j * x) * (x - 2j)), np.tile(_x, (16, 4))),
+    # bf16 and fp8 values: the small-float emulation and casts run
+    "bf16": (lambda x: (x.astype(jnp.bfloat16) * 3).astype(jnp.float32).sum(axis=1), _x),
+    "fp8": (lambda x: x.astype(jnp.float8_e4m3fn).astype(jnp.float32) + 1.0, _x),
 }
 
 
@@ -58,12 +61,29 @@ def test_active_passes_follow_the_module_ops():
     assert {"convert-complex-to-llvm", "convert-math-to-libm"} <= with_complex
 
 
+def test_small_float_passes_follow_the_element_types():
+    lower = mlxc.pipeline("cpu").stage("lower")
+    small = {"mlxc-keep-small-float-roundings", "arith-emulate-unsupported-floats",
+             "mlxc-expand-small-float-casts"}
+    names = {"func.func", "arith.addf"}
+    assert not small & {p.name for p in runner.active_passes(lower, names, {"f32", "index"})}
+    with_bf16 = {p.name for p in runner.active_passes(lower, names, {"f32", "bf16"})}
+    assert {"mlxc-keep-small-float-roundings", "arith-emulate-unsupported-floats"} <= with_bf16
+    assert "mlxc-expand-small-float-casts" not in with_bf16
+    # Types not known (the stage did not start from a contract that read them): all run.
+    assert small <= {p.name for p in runner.active_passes(lower, names, None)}
+
+
 def test_only_with_matches_names_and_dialect_prefixes():
     cond = only_with("complex.", "omp.parallel")
     assert cond.holds({"complex.mul"}) and cond.holds({"omp.parallel", "func.func"})
     assert not cond.holds({"omp.wsloop", "func.func", "math.exp"})
     assert not cond.holds(set())
     assert str(cond) == "only with complex.* or omp.parallel"
+    typed = only_with(types=("bf16", "f16"))
+    assert typed.holds(set(), {"bf16", "f32"}) and typed.holds(set(), None)
+    assert not typed.holds({"arith.extf"}, {"f32", "i64"})
+    assert str(typed) == "only with bf16,f16 values"
 
 
 def test_conditional_passes_are_listed_and_marked():

@@ -51,6 +51,7 @@ class _Scan:
         self.ops = ops[1:]
         self.names = names[1:]
         self.kinds = frozenset(self.names)  # a few dozen names for thousands of ops
+        self.types: Optional[set] = None  # every value's type, when a check read them all
 
     def where(self, keep: Callable[[str], bool]) -> list:
         """The ops whose name satisfies `keep` (asked once per distinct name)."""
@@ -125,25 +126,43 @@ def no_stablehlo(module, stage: str, scan: Optional[_Scan] = None) -> None:
 _TENSOR_TYPES = (ir.RankedTensorType, ir.UnrankedTensorType)
 
 
-def _tensor_values(op):
+def _tensor_values(op, seen: Optional[set] = None):
     # `.types` fetches every type in one call, about twice as fast as value by value;
-    # this runs on every op of the module, so no helper call per type.
-    for t in op.results.types:
+    # this runs on every op of the module, so no helper call per type. `seen` gathers
+    # the types (uniqued: a set of a few dozen) for the next stage's conditions.
+    types = op.results.types
+    if seen is not None:
+        seen.update(types)
+    for t in types:
         if isinstance(t, _TENSOR_TYPES):
             return t
     if len(op.regions):
         for region in op.regions:
             for block in region.blocks:
-                for t in block.arguments.types:
+                types = block.arguments.types
+                if seen is not None:
+                    seen.update(types)
+                for t in types:
                     if isinstance(t, _TENSOR_TYPES):
                         return t
     return None
 
 
+def _element_type_names(types) -> frozenset:
+    """The names of the scalar types in `types` (shaped and complex types unwrapped)."""
+    names = set()
+    for t in types:
+        while isinstance(t, (ir.ShapedType, ir.ComplexType)):
+            t = t.element_type
+        names.add(str(t))
+    return frozenset(names)
+
+
 def no_tensors(module, stage: str, scan: Optional[_Scan] = None) -> None:
     scan = scan or _Scan(module)
     no_stablehlo(module, stage, scan)
-    bad = [o for o in scan.ops if _tensor_values(o) is not None]
+    scan.types = set()
+    bad = [o for o in scan.ops if _tensor_values(o, scan.types) is not None]
     if bad:
         op = bad[0]
         _fail(op, f"after stage '{stage}': '{op.name}' still has a value of tensor type "
@@ -183,16 +202,17 @@ CONTRACTS: dict[str, Callable] = {
 }
 
 
-# The op names the last successful check on this thread saw: the runner takes them to
-# choose the next stage's conditional passes without walking the module again.
+# What the last successful check on this thread saw: the runner takes it to choose the
+# next stage's conditional passes without walking the module again.
 _seen = threading.local()
 
 
-def take_op_names() -> Optional[frozenset]:
-    """The op names of the module the last check on this thread passed (then forgotten)."""
-    names = getattr(_seen, "names", None)
-    _seen.names = None
-    return names
+def take_seen() -> Optional[tuple]:
+    """(op names, element type names or None) of the module the last check on this
+    thread passed, then forgotten; None if there is none."""
+    seen = getattr(_seen, "seen", None)
+    _seen.seen = None
+    return seen
 
 
 def check(module, stage: str) -> None:
@@ -200,7 +220,8 @@ def check(module, stage: str) -> None:
         contract = CONTRACTS[stage]
     except KeyError:
         raise ValueError(f"no contract for stage '{stage}'; known: {', '.join(CONTRACTS)}") from None
-    _seen.names = None
+    _seen.seen = None
     scan = _Scan(module)
     contract(module, stage, scan)
-    _seen.names = frozenset(scan.names)
+    types = _element_type_names(scan.types) if scan.types is not None else None
+    _seen.seen = (scan.kinds, types)

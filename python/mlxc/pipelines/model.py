@@ -13,29 +13,38 @@ from typing import Iterable, Optional, Sequence
 
 @dataclass(frozen=True)
 class OnlyWith:
-    """A pass that can only change a module holding one of `ops` at the start of its
-    stage: op names, or dialect prefixes ending in "." ("complex."). Choosing one is a
-    proof, not a guess: the pass rewrites only such ops, and no pass before it in the
-    stage creates one unless the module already holds one of `ops`."""
+    """A pass that can only change a module holding, at the start of its stage, one of
+    `ops` (op names, or dialect prefixes ending in ".", as "complex.") or a value whose
+    element type is one of `types` ("bf16"). Choosing one is a proof, not a guess: the
+    pass rewrites only such ops or values, and no pass before it in the stage creates
+    one unless the module already holds one of them."""
 
-    ops: tuple[str, ...]
+    ops: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
 
-    def holds(self, names) -> bool:
-        """Whether a module whose op names are `names` (a set) may need the pass."""
+    def holds(self, names, element_types=None) -> bool:
+        """Whether a module whose op names are `names` (a set) and whose values' element
+        types are `element_types` (a set of type names; None: not known) may need the
+        pass."""
         for want in self.ops:
             if want.endswith("."):
                 if any(n.startswith(want) for n in names):
                     return True
             elif want in names:
                 return True
+        if self.types:
+            return element_types is None or not element_types.isdisjoint(self.types)
         return False
 
     def __str__(self) -> str:
-        return "only with " + " or ".join(w + "*" if w.endswith(".") else w for w in self.ops)
+        parts = [w + "*" if w.endswith(".") else w for w in self.ops]
+        if self.types:
+            parts.append(",".join(self.types) + " values")
+        return "only with " + " or ".join(parts)
 
 
-def only_with(*ops: str) -> OnlyWith:
-    return OnlyWith(tuple(ops))
+def only_with(*ops: str, types: Sequence[str] = ()) -> OnlyWith:
+    return OnlyWith(tuple(ops), tuple(types))
 
 
 @dataclass(frozen=True)

@@ -169,9 +169,11 @@ def op_names(module) -> frozenset:
     return frozenset(names)
 
 
-def active_passes(stage: Stage, names) -> tuple[Pass, ...]:
-    """The passes of `stage` that may change a module whose op names are `names`."""
-    return tuple(p for p in stage.passes if p.when is None or p.when.holds(names))
+def active_passes(stage: Stage, names, element_types=None) -> tuple[Pass, ...]:
+    """The passes of `stage` that may change a module whose op names are `names` and
+    whose values' element types are `element_types` (None: not known)."""
+    return tuple(p for p in stage.passes
+                 if p.when is None or p.when.holds(names, element_types))
 
 
 def _run_stage(pm, module, opts: RunOptions) -> None:
@@ -190,12 +192,12 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
     verified at the end of each stage rather than after each pass (`verify_each`).
     """
     opts = options or RunOptions()
-    names = None  # the module's op names, when the previous stage's contract check saw them
+    seen = None  # (op names, element types) the previous stage's contract check saw
     for offset, stage in enumerate(stages):
         passes = stage.passes
         if opts.skip_idle_passes and any(p.when for p in passes):
-            passes = active_passes(stage, names if names is not None else op_names(module))
-        names = None
+            passes = active_passes(stage, *(seen or (op_names(module), None)))
+        seen = None
         pm, key = None, None
         # A pass manager reports timing and prints IR for its own runs: not kept.
         if opts.pass_managers is not None and not (opts.timing or opts.print_ir_after_all):
@@ -205,11 +207,11 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
             pm = build_pass_manager(passes, module.context, opts)
         snapshot = module.operation.clone() if opts.repro else None
         try:
-            contracts.take_op_names()
+            contracts.take_seen()
             _run_stage(pm, module, opts)
             # The contract check ends the stage: what it saw is the next stage's input.
             if passes and passes[-1].name == "mlxc-verify-stage":
-                names = contracts.take_op_names()
+                seen = contracts.take_seen()
             if key is not None:
                 opts.pass_managers[key] = pm
         except (ir.MLIRError, CompileError) as e:

@@ -16,6 +16,11 @@ from ...pipelines.model import mlir_pass, only_with
 _FORALL = ("scf.forall",)
 _PARALLEL = _FORALL + ("scf.parallel",)
 _MATH = ("math.", "complex.")
+# Floats of 16 bits or fewer, which the lower stage computes in f32; the fp8/fp6/fp4
+# ones also need mlxc-expand-small-float-casts. Spelled as MLIR prints them.
+_FP8_AND_SMALLER = ("f8E4M3FN", "f8E5M2", "f8E4M3", "f8E3M4", "f8E4M3FNUZ", "f8E5M2FNUZ",
+                    "f8E4M3B11FNUZ", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN")
+_SMALL_FLOATS = ("bf16", "f16") + _FP8_AND_SMALLER
 
 
 def schedule_passes() -> list[Pass]:
@@ -55,7 +60,7 @@ def with_schedules(fuse: Stage) -> Stage:
 
 
 # Computed in f32 like bf16/f16 (mlxc-expand-small-float-casts converts them).
-SMALL_FLOATS = "f8E4M3FN,f8E5M2,f8E4M3,f8E3M4,f8E4M3FNUZ,f8E5M2FNUZ,f8E4M3B11FNUZ,f8E8M0FNU,f6E2M3FN,f6E3M2FN,f4E2M1FN"
+SMALL_FLOATS = ",".join(_FP8_AND_SMALLER)
 
 
 def with_temp_memory(bufferize: Stage) -> Stage:
@@ -144,16 +149,17 @@ def lower_stage():
           if settings.get("approx_math") else []),
         mlir_pass("arith-emulate-unsupported-floats",
                   "bf16/f16 arithmetic runs in f32 and rounds after each op, as XLA does",
-                  anchor="func.func", target_type="f32",
+                  anchor="func.func", when=only_with(types=_SMALL_FLOATS), target_type="f32",
                   source_types="bf16,f16," + SMALL_FLOATS),
         Pass("mlxc-keep-small-float-roundings", (), (),
              "so canonicalization keeps those roundings (it folds extf(truncf(x)) marked "
-             "contract into x)"),
+             "contract into x)", only_with(types=_SMALL_FLOATS)),
         mlir_pass("arith-expand",
                   "bf16 conversions as integer ops: no compiler-rt __truncsfbf2 at run time",
                   anchor="func.func", include_bf16=True),
         Pass("mlxc-expand-small-float-casts", (), (),
-             "conversions to and from fp8/fp6/fp4, which LLVM lacks, as integer code and tables"),
+             "conversions to and from fp8/fp6/fp4, which LLVM lacks, as integer code and tables",
+             only_with(types=_FP8_AND_SMALLER)),
     ])
 
 

@@ -190,12 +190,23 @@ def run(module) -> None:
     for i in range(len(chosen)):
         _apply(module, script, f"op{i}")
     _apply(module, script, "vectorize")
-    reduction_trees.rewrite_row_reductions(module)
-    _hoist(module)
-    for op in irutil.walk(module):
+    # One walk of the vectorized module drops the tags (nothing below reads them) and
+    # finds the row reductions.
+    reductions: list = []
+
+    def visit(op):
+        attrs = op.attributes
         for tag in (_TAG, _VECTORIZE_TAG):
-            if tag in op.attributes:
-                del op.attributes[tag]
+            if tag in attrs:
+                del attrs[tag]
+        if op.name == "vector.multi_reduction":
+            reductions.append(op)
+        return ir.WalkResult.ADVANCE
+
+    irutil.as_operation(module).walk(visit, ir.WalkOrder.PRE_ORDER)
+    for op in reductions:
+        reduction_trees.rewrite_row_reduction(op)
+    _hoist(module)
 
 
 PASS = PythonPass(

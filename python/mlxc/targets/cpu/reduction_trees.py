@@ -85,8 +85,12 @@ def _rewrite(op) -> None:
     op.operands[0] = shaped
 
 
+def rewrite_row_reduction(op) -> None:
+    """Give `op`, a `vector.multi_reduction`, a halving tree if it reduces a row."""
+    _rewrite(op)
+
+
 def rewrite_row_reductions(module) -> None:
     """Give every row-wise `vector.multi_reduction` in `module` a halving tree."""
-    for op in irutil.walk(module):
-        if op.name == "vector.multi_reduction":
-            _rewrite(op)
+    for op in irutil.ops_named(module, "vector.multi_reduction"):
+        _rewrite(op)

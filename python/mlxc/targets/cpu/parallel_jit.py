@@ -159,9 +159,12 @@ _worker_pid = None
 _worker_state = threading.local()
 
 
+_worker_lock = threading.Lock()
+
+
 def _submit(fn, *args) -> concurrent.futures.Future:
     global _worker, _worker_pid
-    with _ready_lock:
+    with _worker_lock:
         # A forked child inherits the executor but not its thread: a new one there,
         # or the job would wait forever.
         if _worker is None or _worker_pid != os.getpid():
@@ -169,6 +172,8 @@ def _submit(fn, *args) -> concurrent.futures.Future:
                                                             thread_name_prefix="mlxc-jit")
             _worker_pid = os.getpid()
         return _worker.submit(fn, *args)
+
+
 _CONTEXT_USES = 64
 
 
@@ -329,6 +334,10 @@ def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tupl
     """Compile `module` as two modules on two threads: the address of the packed
     `mlxc_entry` and the engines; None when the module is not worth splitting (the
     module is then unchanged). The module itself becomes module A."""
+    try:
+        _library()
+    except (OSError, AttributeError):
+        return None  # bindings without the C API's engine: the binding's path, one thread
     weights, rest = kernel_weights(module)
     if len(weights) < 2 or sum(weights.values()) + rest < MIN_SPLIT_OPS or not second_core_free():
         return None

@@ -152,3 +152,23 @@ def test_busy_machine_compiles_one_module(monkeypatch):
     # Nor is it outlined: kernels kept in one module only cost compile time.
     with settings.override(compile_threads=2):
         assert "mlxc.kernel" not in mlxc.lower(text)
+
+
+def test_failure_on_the_worker_is_a_compile_error(monkeypatch):
+    # Module B's parse or code generation failing on the worker thread reaches the
+    # caller as the CompileError the one-thread path raises, and the next compile works.
+    def no_context():
+        raise RuntimeError("worker context unavailable")
+
+    real = parallel_jit._worker_context
+    monkeypatch.setattr(parallel_jit, "_worker_context", no_context)
+    prog = BY_NAME["transformer_block"]
+    args = prog.make_inputs(np.random.default_rng(0))
+    text, _, ref = export_program(prog.fn, *args)
+    with pytest.raises(mlxc.CompileError, match="LLVM code generation failed") as info:
+        _compile(text, 2)
+    assert "worker context unavailable" in str(info.value)
+    monkeypatch.setattr(parallel_jit, "_worker_context", real)
+    exe = _compile(text, 2)
+    assert isinstance(exe._keepalive, parallel_jit.SplitProgram)
+    assert_matches(exe(*args), ref, 1e-4)

@@ -213,8 +213,8 @@ def partition(weights: dict[str, int], fixed_a: int, share_b: float = 0.5) -> li
 def _build_b(bytecode: bytes, names: list[str], opt_level: int, shared_libs: list[str]):
     """On the worker: module B from the whole module's bytecode, compiled; the engine
     and the kernels' addresses, in `names` order."""
-    ctx = _worker_context()
     try:
+        ctx = _worker_context()
         with ctx:
             module = ir.Module.parse(bytecode)
         keep = set(names)
@@ -234,8 +234,10 @@ def _build_b(bytecode: bytes, names: list[str], opt_level: int, shared_libs: lis
         engine = Engine(module, opt_level, shared_libs)
         addresses = [engine.lookup(n) for n in names]
         del module
-    except BaseException:
+    except BaseException as e:
         _worker_state.context = None  # a failed compile may leave the context dirty
+        if isinstance(e, Exception) and not isinstance(e, CompileError):
+            raise _codegen_error(f"the second module: {e}") from None
         raise
     missing = [n for n, a in zip(names, addresses) if not a]
     if missing:

@@ -276,6 +276,9 @@ def _as_fill(loop, func_ops: list, index: int) -> _Fill | None:
     if len(targets) != 1 or scalars[0] is None:
         return None
     target = _root(targets[0])
+    if not hasattr(scalars[0], "type") or \
+            scalars[0].type != ir.MemRefType(target.type).element_type:
+        return None
     # A temporary, or an output argument (the caller's buffer: its old contents are not
     # read, inputs are never written).
     if not (isinstance(target.owner, ir.Block) or target.owner.name == "memref.alloc"):
@@ -617,6 +620,8 @@ def _row_accesses(value, found: list) -> bool:
             if user.name == "vector.transfer_read" and len(user.operands) > 2 + \
                     ir.MemRefType(value.type).rank:
                 return False  # masked
+            if not _single(user.results[0].type) and not _broadcast_read(user):
+                return False  # lanes past the one value would read the padding
             found.append((user, "read"))
         elif user.name in _INDEXED and user.name not in _READS and use.operand_number == 1:
             if user.name == "vector.transfer_write" and len(user.operands) > 2 + \
@@ -628,6 +633,14 @@ def _row_accesses(value, found: list) -> bool:
         else:
             return False
     return True
+
+
+def _broadcast_read(op) -> bool:
+    """Whether a transfer_read repeats one element in every lane."""
+    if op.name != "vector.transfer_read":
+        return False
+    perm = ir.AffineMapAttr(op.attributes["permutation_map"]).value
+    return all(isinstance(e, ir.AffineConstantExpr) for e in perm.results)
 
 
 def _single(t) -> bool:

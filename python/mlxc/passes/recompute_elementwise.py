@@ -90,13 +90,13 @@ def _fusable_use(use, block) -> bool:
             and not linalg.isa_contraction_op(consumer))
 
 
-def _candidates(block, max_cost: int) -> list:
-    """The producers cheap enough to copy, in program order. The cost of one includes
-    what the fusion will pull into it: its producers that are copied or have one use."""
+def _candidates(block, generics: list, max_cost: int) -> list:
+    """The producers cheap enough to copy among `generics` (the linalg.generic ops of
+    `block`, in program order). The cost of one includes what the fusion will pull into
+    it: its producers that are copied or have one use."""
     inlined: dict = {}   # producer result -> cost it brings into its consumers when fused
     candidates: list = []
-    for op in block.operations:
-        op = op.operation
+    for op in generics:
         if not _elementwise(op):
             continue
         uses = list(op.results[0].uses)
@@ -117,10 +117,17 @@ def _candidates(block, max_cost: int) -> list:
 
 def run(module, max_cost: str = "16") -> None:
     limit = int(max_cost)
-    for block in irutil.blocks(module):
+    # Only linalg.generic ops are candidates: one walk finds them, grouped by block (a
+    # Block hashes by identity) in program order, instead of wrapping every op of every
+    # block, the generics' scalar bodies included, in its OpView class. A block's copies
+    # add uses only to values its own ops read, so blocks are independent.
+    by_block: dict = {}
+    for op in irutil.ops_named(module, "linalg.generic"):
+        by_block.setdefault(op.block, []).append(op)
+    for block, generics in by_block.items():
         # Consumers first: a copied consumer adds uses to its producers, which get a copy
         # for each of those too.
-        for op in reversed(_candidates(block, limit)):
+        for op in reversed(_candidates(block, generics, limit)):
             for consumer, indices in _by_consumer(op.results[0])[1:]:
                 copy = op.clone(ip=ir.InsertionPoint(op))
                 for index in indices:

@@ -7,10 +7,7 @@ stage's contract check. Targets (mlxc.targets.*) append their own lowering stage
 from __future__ import annotations
 
 from .. import settings
-from .model import Pass, Stage, mlir_pass, only_with
-
-# mlxc-upcast-low-precision-dots rewrites these (and adds converts around them).
-_CONTRACTIONS = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution")
+from .model import Pass, Stage, mlir_pass
 
 
 def verify(stage: str) -> list[Pass]:
@@ -73,17 +70,14 @@ def simplify_stage() -> Stage:
         # Layout rewrites first, so that the transposes they add fold below.
         Pass("mlxc-conv-nhwc-layout", (), (),
              "convolutions in other layouts (NCHW/OIHW) as NHWC/HWIO between transposes: "
-             "only that layout becomes linalg.conv_2d_nhwc_hwcf, which the CPU schedules tile",
-             only_with("stablehlo.convolution")),
+             "only that layout becomes linalg.conv_2d_nhwc_hwcf, which the CPU schedules tile"),
         Pass("mlxc-reduce-window-scans", (), (),
              "cumsum/cumprod/cummax/cummin (a reduce_window over a whole dimension) in "
-             "log2(n) shifted steps, not n * n (XLA does the same)",
-             only_with("stablehlo.reduce_window")),
+             "log2(n) shifted steps, not n * n (XLA does the same)"),
         Pass("mlxc-dot-general-layout", (), (),
              "dot_general operands transposed into [batch, m, k] x [batch, k, n] when the copy "
              "is small next to the product (the CPU schedule reads rows of the rhs), and "
-             "transposed results computed by swapping the operands",
-             only_with("stablehlo.dot_general")),
+             "transposed results computed by swapping the operands"),
         mlir_pass("stablehlo-aggressive-simplification",
                   "StableHLO-level folding and algebraic simplification", anchor="func.func"),
         mlir_pass("canonicalize", "fold what simplification exposed"),
@@ -94,11 +88,9 @@ def simplify_stage() -> Stage:
 def linalg_stage() -> Stage:
     return stage("linalg", "linalg on tensors; no StableHLO left", [
         Pass("mlxc-upcast-low-precision-dots", (), (),
-             "bf16/f16 contractions accumulate in f32, as XLA does (upstream would use bf16)",
-             only_with(*_CONTRACTIONS)),
+             "bf16/f16 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
         Pass("mlxc-saturate-float-to-int", (), (),
-             "float-to-integer converts clamp and send NaN to 0, as XLA does (upstream wraps)",
-             only_with("stablehlo.convert", *_CONTRACTIONS)),
+             "float-to-integer converts clamp and send NaN to 0, as XLA does (upstream wraps)"),
         Pass("mlxc-lower-extra-ops", (), (),
              "mlxc's own lowerings (mlxc.lowerings) for the ops upstream leaves alone"),
         mlir_pass("stablehlo-legalize-to-linalg", "StableHLO ops to linalg/tensor/arith/math",

@@ -17,7 +17,10 @@ class OnlyWith:
     `ops` (op names, or dialect prefixes ending in ".", as "complex.") or a value whose
     element type is one of `types` ("bf16"). Choosing one is a proof, not a guess: the
     pass rewrites only such ops or values, and no pass before it in the stage creates
-    one unless the module already holds one of them."""
+    one unless the module already holds one of them. Each combination of skipped passes
+    is a pass manager of its own (built, and initialized on its first run, once per
+    context): worth it for costly passes in stages without canonicalize, whose first
+    run gathers every op's patterns."""
 
     ops: tuple[str, ...] = ()
     types: tuple[str, ...] = ()

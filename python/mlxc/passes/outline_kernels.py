@@ -133,10 +133,6 @@ def _entry_name(module) -> str:
 
 
 def run(module, min_ops: str = str(MIN_OPS), always: str = "false") -> None:
-    name = _entry_name(module)
-    entry = irutil.find_function(module, name)
-    if entry is None or entry.name != "func.func" or _count_ops(entry) < int(min_ops):
-        return
     if always.lower() not in ("1", "true"):
         # Kernels pay only when the JIT compiles them on a second core; kept in one
         # function, they cost a tenth more compile time (more functions through every
@@ -144,6 +140,10 @@ def run(module, min_ops: str = str(MIN_OPS), always: str = "false") -> None:
         from ..targets.cpu import parallel_jit
         if not parallel_jit.second_core_free():
             return
+    name = _entry_name(module)
+    entry = irutil.find_function(module, name)
+    if entry is None or entry.name != "func.func" or _count_ops(entry) < int(min_ops):
+        return
     block = entry.regions[0].blocks[0]
     # The block's direct children, found without wrapping each in its dialect's class.
     loops = [op for op in irutil.walk(entry)

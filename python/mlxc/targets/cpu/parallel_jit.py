@@ -336,6 +336,8 @@ def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tupl
     """Compile `module` as two modules on two threads: the address of the packed
     `mlxc_entry` and the engines; None when the module is not worth splitting (the
     module is then unchanged). The module itself becomes module A."""
+    if sum(KERNEL_ATTR in f.attributes for f in irutil.functions(module)) < 2:
+        return None  # not outlined (small, or no core was free): no walk over its ops
     try:
         _library()
     except (OSError, AttributeError):

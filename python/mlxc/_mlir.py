@@ -86,6 +86,14 @@ def _load_chlo(ctx: ir.Context) -> None:
             "builtin.module(func.func(stablehlo-complex-math-expander))").run(empty.operation)
 
 
+def capi_library_path() -> str:
+    """The bindings' shared library, which exports the MLIR C API (the JIT's
+    mlirExecutionEngine* functions, called through ctypes by targets/cpu/parallel_jit.py)."""
+    import os
+
+    return os.path.join(os.path.dirname(_cext.__file__), "libTorchMLIRAggregateCAPI.so")
+
+
 def bindings_version() -> str:
     """The version of the MLIR binding package, part of every cache key."""
     from importlib import metadata

@@ -26,7 +26,7 @@ import threading
 from typing import Optional
 
 from ... import irutil
-from ..._mlir import ir, new_context
+from ..._mlir import capi_library_path, ir, new_context
 from ...errors import CompileError, Diagnostic
 
 KERNEL_ATTR = "mlxc.kernel"
@@ -54,10 +54,7 @@ def _library():
     global _capi
     with _capi_lock:
         if _capi is None:
-            import torch_mlir._mlir_libs as libs
-
-            lib = ctypes.CDLL(os.path.join(os.path.dirname(libs.__file__),
-                                           "libTorchMLIRAggregateCAPI.so"))
+            lib = ctypes.CDLL(capi_library_path())
             lib.mlirExecutionEngineCreate.restype = ctypes.c_void_p
             lib.mlirExecutionEngineCreate.argtypes = [
                 ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_StringRef),

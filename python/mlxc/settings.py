@@ -92,9 +92,12 @@ _ALL = [
             "corner parts (no padded copy: less temporary memory, ~4x the compile time)"),
     Setting("threads", "MLXC_THREADS", _int_in(1, 256), lambda: os.cpu_count() or 1,
             "threads a program may use, the caller included (1: no thread pool, no parallel code)"),
-    Setting("compile_threads", "MLXC_COMPILE_THREADS", _int_in(1, 2), lambda: min(2, os.cpu_count() or 1),
+    Setting("compile_threads", "MLXC_COMPILE_THREADS", _int_in(1, 2),
+            lambda: 2 if (os.cpu_count() or 1) >= 4 else 1,
             "threads LLVM code generation may use: 2 outlines a large program's loop nests into "
-            "kernels and compiles half of them on a second thread (1: one thread, one function)"),
+            "kernels and compiles half of them on a second thread while a core is free (1: one "
+            "thread, one function; the default on machines with fewer than 4 cores, where the "
+            "second core is rarely free and outlining alone costs a tenth more compile time)"),
     Setting("cache", "MLXC_CACHE", _bool, True,
             "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
     Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),

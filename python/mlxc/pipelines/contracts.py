@@ -202,6 +202,10 @@ CONTRACTS: dict[str, Callable] = {
 }
 
 
+# The contracts above take the shared scan as a third argument; a target may add
+# contracts of its own to CONTRACTS that take (module, stage) only.
+_SCANNING = frozenset(CONTRACTS.values())
+
 # What the last successful check on this thread saw: the runner takes it to choose the
 # next stage's conditional passes without walking the module again.
 _seen = threading.local()
@@ -221,6 +225,9 @@ def check(module, stage: str) -> None:
     except KeyError:
         raise ValueError(f"no contract for stage '{stage}'; known: {', '.join(CONTRACTS)}") from None
     _seen.seen = None
+    if contract not in _SCANNING:  # a target's own contract(module, stage)
+        contract(module, stage)
+        return
     scan = _Scan(module)
     contract(module, stage, scan)
     types = _element_type_names(scan.types) if scan.types is not None else None

@@ -46,9 +46,11 @@ def slice_and_describe():
 # CHECK: ['bufferize']
 # CHECK: pipeline 'cpu':
 # CHECK-NEXT: stage bufferize: memrefs only; results written to caller-provided buffers
+# CHECK-NEXT: mlxc-pads-as-fills
+# CHECK-NEXT: # a padded tensor is a fill with its source inserted
 # CHECK-NEXT: mlxc-mark-inputs-readonly
 # CHECK-NEXT: # never write into the caller's input arrays
-# CHECK: as a pass pipeline: builtin.module(mlxc-mark-inputs-readonly,mlxc-unshare-fills,eliminate-empty-tensors,
+# CHECK: as a pass pipeline: builtin.module(mlxc-pads-as-fills,mlxc-mark-inputs-readonly,mlxc-unshare-fills,eliminate-empty-tensors,
 
 
 @test

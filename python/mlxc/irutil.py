@@ -51,7 +51,8 @@ def ops_named(root, *names: str) -> list:
 
 
 def top_level_ops(module) -> Iterator:
-    """The ops directly in the module's body, as plain `ir.Operation`s.
+    """The ops directly in the module's body (or any op's regions), as plain
+    `ir.Operation`s.
 
     Found by a walk that skips their regions rather than through `block.operations`,
     which wraps each op in its dialect's op class and so imports that dialect's
@@ -68,6 +69,34 @@ def top_level_ops(module) -> Iterator:
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
     return iter(ops)
+
+
+def outermost(root, keep) -> list:
+    """The ops nested in `root` for which `keep(op)` holds, without looking inside them
+    (a kept op's own nested matches are its business), in pre-order."""
+    found: list = []
+
+    def visit(op):
+        if keep(op):
+            found.append(op)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    as_operation(root).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def count_ops(root) -> int:
+    """How many ops `root` holds, itself included."""
+    n = 0
+
+    def visit(_):
+        nonlocal n
+        n += 1
+        return ir.WalkResult.ADVANCE
+
+    as_operation(root).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return n
 
 
 def functions(module) -> list:

@@ -84,16 +84,7 @@ def _rewrite(op, index: int) -> None:
 def run(module) -> None:
     # The generics are gathered first and none is nested in another, so erasing one
     # leaves the handles to the rest valid (a list of blocks would hold its body's).
-    generics = []
-
-    def visit(op):
-        if op.name == "linalg.generic":
-            generics.append(op.operation)
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    irutil.as_operation(module).walk(visit, ir.WalkOrder.PRE_ORDER)
-    for op in generics:
+    for op in irutil.outermost(module, lambda op: op.name == "linalg.generic"):
         index = _reusable_input(op)
         if index is not None:
             _rewrite(op, index)

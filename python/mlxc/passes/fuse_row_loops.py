@@ -294,10 +294,7 @@ def _as_fill(loop, func_ops: list, index: int) -> _Fill | None:
         user = irutil.as_operation(use.owner)
         if user.name == "memref.dealloc":
             continue
-        top = user
-        while top.parent is not None and top.parent.name != "func.func":
-            top = top.parent
-        if _position(top, func_ops) < index:
+        if _top(user, func_ops) < index:
             return None
     return _Fill(loop, target, scalars[0])
 
@@ -363,10 +360,15 @@ def _row_bytes(mtype) -> int:
     return count * max(1, width // 8)
 
 
-def _top(op, func_ops: list) -> int:
+def _outermost(op):
+    """The ancestor of `op` (or `op`) directly in its function's body."""
     while op.parent is not None and op.parent.name != "func.func":
         op = op.parent
-    return _position(op, func_ops)
+    return op
+
+
+def _top(op, func_ops: list) -> int:
+    return _position(_outermost(op), func_ops)
 
 
 def _span(root, func_ops: list) -> tuple[int, int] | None:
@@ -554,10 +556,7 @@ def _row_temporaries(loop, accesses: dict) -> list:
             user = irutil.as_operation(use.owner)
             if user.name == "memref.dealloc":
                 continue
-            top = user
-            while top.parent is not None and top.parent.name != "func.func":
-                top = top.parent
-            if top != loop:
+            if _outermost(user) != loop:
                 ok = False
                 break
         if ok:

@@ -28,18 +28,6 @@ KERNEL_ATTR = "mlxc.kernel"
 MIN_OPS = 300
 
 
-def _count_ops(op) -> int:
-    n = 0
-
-    def visit(_):
-        nonlocal n
-        n += 1
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return n
-
-
 def _is_plain_memref(t) -> bool:
     if not isinstance(t, ir.MemRefType):
         return True  # a scalar: passed as it is
@@ -142,7 +130,7 @@ def run(module, min_ops: str = str(MIN_OPS), always: str = "false") -> None:
             return
     name = _entry_name(module)
     entry = irutil.find_function(module, name)
-    if entry is None or entry.name != "func.func" or _count_ops(entry) < int(min_ops):
+    if entry is None or entry.name != "func.func" or irutil.count_ops(entry) < int(min_ops):
         return
     block = entry.regions[0].blocks[0]
     # The block's direct children, found without wrapping each in its dialect's class.

@@ -126,8 +126,7 @@ def _rewrite(pad, value) -> None:
 
 def run(module) -> None:
     # Only the pads are held: erasing one frees its body.
-    pads = [op for op in irutil.walk(module) if op.name == "tensor.pad"]
-    for pad in pads:
+    for pad in irutil.ops_named(module, "tensor.pad"):
         if "nofold" in pad.attributes:
             continue
         value = _padding_value(pad)

@@ -58,21 +58,6 @@ def _elements(op) -> int:
     return widest
 
 
-def _children(op) -> list:
-    """The ops directly in `op`'s regions, as plain Operations (`block.operations`
-    would wrap each in its OpView class: a third of this pass's time)."""
-    found: list = []
-
-    def visit(o):
-        if o == op:
-            return ir.WalkResult.ADVANCE
-        found.append(o)
-        return ir.WalkResult.SKIP
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 def work(op, cap: int) -> int:
     """Elements touched by one execution of `op`, nested ops included, counted up to
     `cap`: min(work, cap). Reading an op's types costs microseconds, so a large loop
@@ -84,7 +69,7 @@ def work(op, cap: int) -> int:
         return 0
     need = -(-cap // trips)  # inner >= need  <=>  trips * inner >= cap
     inner = 0
-    for o in _children(op):
+    for o in irutil.top_level_ops(op):
         inner += work(o, need - inner)
         if inner >= need:
             return cap

@@ -81,8 +81,7 @@ def _contraction(x, b, c, result_type, location):
 
 
 def run(module) -> None:
-    matmuls = [op for op in irutil.walk(module) if op.name == "linalg.matmul"]
-    for op in matmuls:
+    for op in irutil.ops_named(module, "linalg.matmul"):
         if "indexing_maps" in op.attributes and \
                 ir.ArrayAttr(op.attributes["indexing_maps"]) != ir.ArrayAttr.get([
                     ir.AffineMapAttr.get(m) for m in _default_maps()]):

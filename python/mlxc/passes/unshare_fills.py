@@ -57,16 +57,8 @@ def _is_fill(op) -> bool:
 
 def _fills(root) -> list:
     """The fills, outermost only (a fill loop's own inner fills are left to it)."""
-    found = []
-
-    def visit(op):
-        if op.name in ("linalg.fill", "scf.for", "scf.forall") and _is_fill(op):
-            found.append(op)
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+    return irutil.outermost(
+        root, lambda op: op.name in ("linalg.fill", "scf.for", "scf.forall") and _is_fill(op))
 
 
 def _copy_per_user(op) -> None:

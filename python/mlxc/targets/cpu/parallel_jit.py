@@ -182,18 +182,6 @@ def _worker_context() -> ir.Context:
     return st.context
 
 
-def _count_ops(op) -> int:
-    n = 0
-
-    def visit(_):
-        nonlocal n
-        n += 1
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return n
-
-
 def partition(weights: dict[str, int], fixed_a: int, share_b: float = 0.5) -> list[str]:
     """The kernels of module B: heaviest first, each to B while B stays within
     `share_b` of the total, A holding `fixed_a` (its entry functions) besides.
@@ -303,7 +291,7 @@ def kernel_weights(module) -> tuple[dict[str, int], int]:
     for f in irutil.functions(module):
         if f.name != "llvm.func" or not f.regions[0].blocks:
             continue
-        n = _count_ops(f)
+        n = irutil.count_ops(f)
         if KERNEL_ATTR in f.attributes:
             weights[irutil.sym_name(f)] = n
         else:

@@ -81,12 +81,63 @@ def test_contract_error_unchanged_without_per_pass_verifier():
               "  linalg.fill ins(%c : f32) outs(%a : memref<4xf32>)\n  return\n}",
      "'linalg.fill' was not lowered to loops"),
     ("llvm", "func.func @main() {\n  return\n}", "'func.func' was not lowered to the LLVM dialect"),
+    # The contracts read types once per distinct type: the offender is still the first
+    # op with such a value, a block argument's included, and the stages whose contract
+    # skips the results of memref and vector ops still see the others'.
+    ("import", "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+               "  %0 = stablehlo.abs %a : tensor<4xf32>\n"
+               "  %1 = stablehlo.add %0, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<?xf32>\n"
+               "  %2 = stablehlo.abs %1 : tensor<?xf32>\n"
+               "  %3 = stablehlo.convert %2 : (tensor<?xf32>) -> tensor<4xf32>\n"
+               "  return %3 : tensor<4xf32>\n}",
+     "(?s)-:3:8: error: after stage 'import': op 'stablehlo.add' has a dynamic shape "
+     "\\(tensor<\\?xf32>\\).*all offending ops: stablehlo.add \\(x1\\), stablehlo.abs \\(x1\\)"),
+    ("lower", "func.func @main(%a: memref<4xf32>) {\n  %c = arith.constant 1.0 : f32\n"
+              "  %i = arith.constant 0 : index\n"
+              "  %v = vector.broadcast %c : f32 to vector<4xf32>\n"
+              "  %t = tensor.empty() : tensor<4xf32>\n"
+              "  %w = vector.transfer_write %v, %t[%i] : vector<4xf32>, tensor<4xf32>\n"
+              "  return\n}",
+     "(?s)'tensor.empty' still has a value of tensor type tensor<4xf32>; "
+     "bufferization left it behind\n.*all offending ops: tensor.empty \\(x1\\), "
+     "vector.transfer_write \\(x1\\)"),
+    ("lower", "func.func @main(%a: memref<4xf32>) {\n"
+              "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+              "  %c4 = arith.constant 4 : index\n"
+              "  scf.for %i = %c0 to %c4 step %c1 {\n"
+              "    scf.execute_region {\n"
+              "      ^bb0:\n"
+              "        cf.br ^bb1(%a : memref<4xf32>)\n"
+              "      ^bb1(%m: memref<4xf32>):\n"
+              "        scf.yield\n"
+              "    }\n"
+              "  }\n"
+              "  return\n}\n"
+              "func.func private @g(%t: tensor<4xf32>) {\n  return\n}",
+     "-:15:1: error: after stage 'lower': 'func.func' still has a value of tensor type "
+     "tensor<4xf32>"),
 ])
 def test_contracts_name_the_first_offender(stage, text, message):
     with new_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         with pytest.raises(mlxc.CompileError, match=message):
             contracts.check(module.operation, stage)
+
+
+def test_contracts_report_what_the_next_stage_needs():
+    # `bufferize` records every value's element type (the `lower` stage has passes that
+    # only run with bf16 values); `lower` reads fewer types, so it reports none.
+    text = ("func.func @main(%a: memref<4xbf16>) {\n  %c0 = arith.constant 0 : index\n"
+            "  %x = memref.load %a[%c0] : memref<4xbf16>\n  return\n}")
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        contracts.check(module.operation, "bufferize")
+        names, element_types = contracts.take_seen()
+        assert names == {"func.func", "arith.constant", "memref.load", "func.return"}
+        assert element_types == {"bf16", "index"}
+        contracts.check(module.operation, "lower")
+        names, element_types = contracts.take_seen()
+        assert "memref.load" in names and element_types is None
 
 
 def test_compile_still_correct():

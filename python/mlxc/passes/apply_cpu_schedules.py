@@ -84,12 +84,26 @@ def _tag(op, value: int, tag: str = _TAG) -> None:
 
 
 def _linalg_ops(module) -> list:
-    return [op for op in irutil.walk(module) if op.name.startswith("linalg.")
-            and op.name not in ("linalg.yield", "linalg.index")]
+    ops: list = []
+    collect = ops.append
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(op):
+        collect(op)
+        return advance
+
+    irutil.as_operation(module).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return [op for op, name in zip(ops, [op.name for op in ops]) if name.startswith("linalg.")
+            and name not in ("linalg.yield", "linalg.index")]
 
 
-def _apply(module, script, name: str) -> bool:
-    sequence = next(op for op in irutil.top_level_ops(script) if irutil.sym_name(op) == name)
+def _sequences(script) -> dict:
+    """The script's named sequences by name (found once, not once per application)."""
+    return {irutil.sym_name(op): op for op in irutil.top_level_ops(script)}
+
+
+def _apply(module, script, name: str, sequences: dict = None) -> bool:
+    sequence = (sequences or _sequences(script))[name]
 
     def swallow(diagnostic) -> bool:
         # A schedule the transforms reject leaves the op as it was: a slower but
@@ -142,7 +156,7 @@ def _unsafe_to_vectorize(func) -> bool:
     # rank-reducing insert drops (a column written along a row), and it crashes the
     # process on a rank-0 linalg op that reads with tensor.extract (jnp.quantile of a
     # vector): leave such functions unvectorized, only tiled.
-    for op in irutil.walk(func):
+    for op in irutil.ops_named(func, "tensor.extract", "tensor.insert_slice"):
         if op.name == "tensor.extract" and _in_rank0_linalg(op):
             return True
         if op.name != "tensor.insert_slice":
@@ -164,17 +178,20 @@ def _keeps_trailing_dims(insert, source, dest) -> bool:
 
 
 def run(module) -> None:
-    from ..targets.cpu import reduction_trees, schedules
+    from ..targets.cpu import library_calls, reduction_trees, schedules
 
+    library_calls.set_aside(module)  # the runtime's kernel computes them: not vectorized
     # Named ops without a schedule of their own (transpose, pooling, ...) become
     # linalg.generic, which the elementwise schedule tiles like any other.
-    others = [op for op in _linalg_ops(module) if op.name not in schedules.NAMED]
+    linalg_ops = _linalg_ops(module)
+    others = [op for op in linalg_ops if op.name not in schedules.NAMED]
     for op in others:
         _tag(op, -1)
     if others:
         _apply(module, _script(module, _GENERALIZE), "generalize")
+        linalg_ops = _linalg_ops(module)  # the generalized ops replaced the named ones
     chosen = []
-    for op in _linalg_ops(module):
+    for op in linalg_ops:
         if _TAG in op.attributes:
             del op.attributes[_TAG]
         schedule = schedules.choose(op)
@@ -187,26 +204,30 @@ def run(module) -> None:
             func.attributes[_VECTORIZE_TAG] = ir.UnitAttr.get()
     script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
                      + _VECTORIZE)
+    sequences = _sequences(script)
     for i in range(len(chosen)):
-        _apply(module, script, f"op{i}")
-    _apply(module, script, "vectorize")
+        _apply(module, script, f"op{i}", sequences)
+    _apply(module, script, "vectorize", sequences)
     # One walk of the vectorized module drops the tags (nothing below reads them) and
     # finds the row reductions.
     reductions: list = []
+    advance = ir.WalkResult.ADVANCE
 
     def visit(op):
         attrs = op.attributes
-        for tag in (_TAG, _VECTORIZE_TAG):
-            if tag in attrs:
-                del attrs[tag]
+        if _TAG in attrs:
+            del attrs[_TAG]
+        if _VECTORIZE_TAG in attrs:
+            del attrs[_VECTORIZE_TAG]
         if op.name == "vector.multi_reduction":
             reductions.append(op)
-        return ir.WalkResult.ADVANCE
+        return advance
 
     irutil.as_operation(module).walk(visit, ir.WalkOrder.PRE_ORDER)
     for op in reductions:
         reduction_trees.rewrite_row_reduction(op)
     _hoist(module)
+    library_calls.put_back(module)
 
 
 PASS = PythonPass(

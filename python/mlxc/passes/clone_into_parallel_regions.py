@@ -56,38 +56,46 @@ class _Clonable:
 def _inside(region_op) -> list:
     """The ops nested in `region_op`, pre-order."""
     ops: list = []
+    collect = ops.append
+    advance = ir.WalkResult.ADVANCE
 
     def visit(op):
-        ops.append(op)
-        return ir.WalkResult.ADVANCE
+        collect(op)
+        return advance
 
     region_op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return ops[1:]
+    del ops[0]
+    return ops
 
 
 def _localize(ops: list, outside: set, clonable: _Clonable) -> None:
     """Clone into the region the clonable values of `outside` its ops use."""
     if not ops:
         return
-    anchor = ops[0]  # pre-order: the first op of the region's entry block
+    # pre-order: the first op of the region's entry block; each clone goes before it,
+    # after the clones made before it.
+    at = ir.InsertionPoint(ops[0])
     clones: dict = {}
 
     def clone(value):
         if value in clones:
             return clones[value]
-        op = clonable.op(value)
-        for operand in op.operands:
+        op = value.owner.operation  # a pure op's result (clonable)
+        operands = list(op.operands)
+        for operand in operands:
             if clonable(operand):
                 clone(operand)
-        copy = op.clone(ip=ir.InsertionPoint(anchor)).operation
-        for i, operand in enumerate(op.operands):
+        copy = op.clone(ip=at).operation
+        for i, operand in enumerate(operands):
             if operand in clones:
                 copy.operands[i] = clones[operand]
-        for old, new in zip(op.results, copy.results):
-            clones[old] = new
+        # Pure and leaf ops have one result.
+        clones[value] = copy.result
         return clones[value]
 
     for op in ops:
+        # Operands are read once as a list: each read of `op.operands[i]` makes a
+        # new Value.
         for i, value in enumerate(op.operands):
             if value in outside and clonable(value):
                 op.operands[i] = clone(value)
@@ -97,15 +105,17 @@ def run(module) -> None:
     root = module.operation if hasattr(module, "operation") else module
     parallels: list = []
     pure: list = []  # the leaf and pure ops outside every parallel region
+    clonable_names = _LEAVES | _PURE
+    advance, skip = ir.WalkResult.ADVANCE, ir.WalkResult.SKIP
 
     def visit(op):
         name = op.name
-        if name == "omp.parallel":
-            parallels.append(op)
-            return ir.WalkResult.SKIP  # a region nested in it is part of its function
-        if name in _LEAVES or name in _PURE:
+        if name in clonable_names:
             pure.append(op)
-        return ir.WalkResult.ADVANCE
+        elif name == "omp.parallel":
+            parallels.append(op)
+            return skip  # a region nested in it is part of its function
+        return advance
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
     if not parallels:

@@ -32,24 +32,27 @@ def _fail(op, message: str, offenders: list, error=CompileError) -> None:
 class _Scan:
     """The ops below the module, pre-order, with their names: one walk per contract.
 
-    Walking from Python costs about a microsecond an op, and a contract asks several
-    questions (dialects, tensors, composites); they share this one walk and look at
-    names (plain strings) first, touching an op's types only where they must.
+    Walking from Python costs about half a microsecond an op, and a contract asks
+    several questions (dialects, tensors, composites); they share this one walk and
+    look at names (plain strings) first, touching an op's types only where they must.
+    The walk's callback only collects the ops: each statement in it runs once per op,
+    and the names are read afterwards in one comprehension.
     """
 
     def __init__(self, module):
         ops: list = []
-        names: list = []
+        collect = ops.append
+        advance = ir.WalkResult.ADVANCE
 
         def visit(op):
-            ops.append(op)
-            names.append(op.name)
-            return ir.WalkResult.ADVANCE
+            collect(op)
+            return advance
 
         root = module.operation if hasattr(module, "operation") else module
         root.walk(visit, ir.WalkOrder.PRE_ORDER)
-        self.ops = ops[1:]
-        self.names = names[1:]
+        del ops[0]
+        self.ops = ops
+        self.names = [op.name for op in ops]
         self.kinds = frozenset(self.names)  # a few dozen names for thousands of ops
         self.types: Optional[set] = None  # every value's type, when a check read them all
 
@@ -74,6 +77,29 @@ def _dynamic_result(op) -> bool:
     return False
 
 
+def _value_types(scan: _Scan, skip: frozenset = frozenset()) -> set:
+    """The type of every value in the scanned ops (results, block arguments), uniqued;
+    results of ops named in `skip` left out.
+
+    Reading types is most of a contract's cost: `op.result.type` costs half of
+    `op.results.types`, and the types go to a list uniqued at the end (a few dozen
+    for thousands of values), so each is tested once, not once per value."""
+    found: list = []
+    collect, extend = found.append, found.extend
+    for op, name in zip(scan.ops, scan.names):
+        if name not in skip:
+            count = len(op.results)
+            if count == 1:
+                collect(op.result.type)
+            elif count:
+                extend(op.results.types)
+        if len(op.regions):
+            for region in op.regions:
+                for block in region.blocks:
+                    extend(block.arguments.types)
+    return set(found)
+
+
 def stablehlo_only(module, stage: str, scan: Optional[_Scan] = None) -> None:
     scan = scan or _Scan(module)
     ops = scan.ops
@@ -93,6 +119,8 @@ def stablehlo_only(module, stage: str, scan: Optional[_Scan] = None) -> None:
     composites = scan.where(lambda n: n == "stablehlo.composite")
     if composites:
         _fail(composites[0], f"after stage '{stage}': stablehlo.composite was not expanded", composites)
+    if not any(_is_dynamic(t) for t in _value_types(scan)):
+        return
     dynamic = [o for o in ops if _dynamic_result(o)]
     if dynamic:
         _fail(dynamic[0], f"after stage '{stage}': op '{dynamic[0].name}' has a dynamic shape "
@@ -126,25 +154,17 @@ def no_stablehlo(module, stage: str, scan: Optional[_Scan] = None) -> None:
 _TENSOR_TYPES = (ir.RankedTensorType, ir.UnrankedTensorType)
 
 
-def _tensor_values(op, seen: Optional[set] = None):
-    # `.types` fetches every type in one call, about twice as fast as value by value;
-    # this runs on every op of the module, so no helper call per type. `seen` gathers
-    # the types (uniqued: a set of a few dozen) for the next stage's conditions.
-    types = op.results.types
-    if seen is not None:
-        seen.update(types)
-    for t in types:
+def _tensor_values(op):
+    """The first tensor type among `op`'s results and block arguments, or None (what a
+    failed `no_tensors` reports, op by op)."""
+    for t in op.results.types:
         if isinstance(t, _TENSOR_TYPES):
             return t
-    if len(op.regions):
-        for region in op.regions:
-            for block in region.blocks:
-                types = block.arguments.types
-                if seen is not None:
-                    seen.update(types)
-                for t in types:
-                    if isinstance(t, _TENSOR_TYPES):
-                        return t
+    for region in op.regions:
+        for block in region.blocks:
+            for t in block.arguments.types:
+                if isinstance(t, _TENSOR_TYPES):
+                    return t
     return None
 
 
@@ -158,15 +178,39 @@ def _element_type_names(types) -> frozenset:
     return frozenset(names)
 
 
-def no_tensors(module, stage: str, scan: Optional[_Scan] = None) -> None:
+# Ops that cannot produce a tensor (LLVM types, memrefs, vectors, scalars), whose
+# results the `lower` contract need not read: two thirds of that stage's ops. Their
+# element types are then unknown, so that check reports none (the `llvm` stage's
+# conditions are on ops only).
+_NO_TENSOR_RESULTS = frozenset(
+    ["memref." + n for n in (
+        "alloc", "alloca", "assume_alignment", "cast", "collapse_shape", "dealloc", "dim",
+        "expand_shape", "extract_aligned_pointer_as_index", "extract_strided_metadata",
+        "get_global", "load", "reinterpret_cast", "store", "subview", "view")]
+    + ["vector." + n for n in (
+        "bitcast", "broadcast", "constant_mask", "contract", "create_mask", "deinterleave",
+        "extract", "extract_strided_slice", "fma", "from_elements", "insert",
+        "insert_strided_slice", "interleave", "load", "multi_reduction", "outerproduct",
+        "reduction", "shape_cast", "shuffle", "splat", "step", "store", "to_elements",
+        "transfer_read")])
+
+
+def no_tensors(module, stage: str, scan: Optional[_Scan] = None, *,
+               element_types: bool = True) -> None:
+    """No value of tensor type is left, and the entry returns nothing. With
+    `element_types`, the scan also records every value's type for the next stage."""
     scan = scan or _Scan(module)
     no_stablehlo(module, stage, scan)
-    scan.types = set()
-    bad = [o for o in scan.ops if _tensor_values(o, scan.types) is not None]
-    if bad:
-        op = bad[0]
-        _fail(op, f"after stage '{stage}': '{op.name}' still has a value of tensor type "
-                  f"{_tensor_values(op)}; bufferization left it behind", bad)
+    skip = frozenset() if element_types else \
+        _NO_TENSOR_RESULTS.union(n for n in scan.kinds if n.startswith("llvm."))
+    types = _value_types(scan, skip)
+    if any(isinstance(t, _TENSOR_TYPES) for t in types):
+        bad = [o for o in scan.ops if _tensor_values(o) is not None]
+        if bad:
+            op = bad[0]
+            _fail(op, f"after stage '{stage}': '{op.name}' still has a value of tensor type "
+                      f"{_tensor_values(op)}; bufferization left it behind", bad)
+    scan.types = types if element_types else None
     entry = irutil.string_attr(module, "mlxc.entry")
     func = irutil.find_function(module, entry) if entry else None
     if func is not None and func.name == "func.func" and irutil.function_type(func).results:
@@ -176,7 +220,7 @@ def no_tensors(module, stage: str, scan: Optional[_Scan] = None) -> None:
 
 def no_linalg(module, stage: str, scan: Optional[_Scan] = None) -> None:
     scan = scan or _Scan(module)
-    no_tensors(module, stage, scan)
+    no_tensors(module, stage, scan, element_types=False)
     bad = scan.where(lambda n: n.startswith(("linalg.", "bufferization.", "tensor.")))
     if bad:
         _fail(bad[0], f"after stage '{stage}': '{bad[0].name}' was not lowered to loops", bad)

@@ -1,6 +1,17 @@
-// RUN: mlxc-opt %s --pass-pipeline='builtin.module(mlxc-apply-cpu-schedules,canonicalize,cse)' | FileCheck %s
+// RUN: env MLXC_LIBRARY_CALLS=0 mlxc-opt %s --pass-pipeline='builtin.module(mlxc-apply-cpu-schedules,canonicalize,cse)' | FileCheck %s
+// RUN: mlxc-opt %s --pass-pipeline='builtin.module(mlxc-apply-cpu-schedules)' | FileCheck %s --check-prefix=LIB
 
-// A matmul: 256-deep cache tiles of the reduction, an 8x32 register tile of the
+// By default an f32 product with nothing fused into it is left whole, with its zero
+// fill, for the runtime's kernel (mlxc-library-matmuls); no trace of setting it aside.
+// LIB-LABEL: func.func @matmul
+// LIB-NEXT: %[[ZERO:.*]] = arith.constant 0.0
+// LIB-NEXT: %[[E:.*]] = tensor.empty() : tensor<64x96xf32>
+// LIB-NEXT: %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<64x96xf32>)
+// LIB-NEXT: %[[R:.*]] = linalg.matmul ins(%arg0, %arg1 : tensor<64x512xf32>, tensor<512x96xf32>) outs(%[[F]] : tensor<64x96xf32>)
+// LIB-NEXT: return %[[R]]
+// LIB-NOT: mlxc_set_aside
+
+// With MLXC_LIBRARY_CALLS=0, the generated product: 256-deep cache tiles of the reduction, an 8x32 register tile of the
 // result kept in registers (a vector loop-carried value) across the reduction loop,
 // each step a broadcast of A times a row of B added with FMAs.
 // CHECK-LABEL: func.func @matmul

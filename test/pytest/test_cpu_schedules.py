@@ -1,7 +1,8 @@
 """The CPU schedules (tiling + vectorization) against numpy/JAX, on shapes chosen to hit
 their edge cases: dimensions with no good divisor, smaller than a register tile,
 one-element, batched, strided and transposed operands, booleans, and the same
-programs with the schedules off (MLXC_CPU_SCHEDULES=0) as a second opinion."""
+programs with the schedules off (MLXC_CPU_SCHEDULES=0) as a second opinion. Products
+run both ways: through the runtime's kernel and generated (MLXC_LIBRARY_CALLS=0)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,16 @@ import mlxc
 from mlxc.targets.cpu import schedules
 
 
-def _compile(fn, *args, schedules_on=True):
+def _compile(fn, *args, schedules_on=True, library_calls=True):
     text = jax.export.export(jax.jit(fn))(*args).mlir_module()
-    with mlxc.settings.override(cpu_schedules=schedules_on):
+    with mlxc.settings.override(cpu_schedules=schedules_on, library_calls=library_calls):
         return mlxc.compile(text)
 
 
 def _check(fn, *args, rtol=1e-5):
     want = [np.asarray(w) for w in jax.tree_util.tree_leaves(jax.jit(fn)(*args))]
-    for on in (True, False):
-        got = _compile(fn, *args, schedules_on=on)(*args)
+    for on, library in ((True, True), (True, False), (False, False)):
+        got = _compile(fn, *args, schedules_on=on, library_calls=library)(*args)
         got = got if isinstance(got, tuple) else (got,)
         for g, w in zip(got, want):
             assert g.shape == w.shape and g.dtype == w.dtype
@@ -32,7 +33,7 @@ def _check(fn, *args, rtol=1e-5):
                 np.testing.assert_array_equal(g, w)
             else:
                 err = np.linalg.norm(g.astype(np.float64) - w) / max(np.linalg.norm(w), 1e-30)
-                assert err <= rtol, f"schedules={'on' if on else 'off'}: error {err:.2e}"
+                assert err <= rtol, f"schedules={on} library={library}: error {err:.2e}"
 
 
 def _f(rng, *shape):
@@ -100,9 +101,12 @@ def test_vector_lanes_fill_whole_registers():
 
 
 def test_matmul_is_tiled_and_vectorized():
+    # The generated product: with MLXC_LIBRARY_CALLS=0, or when something is fused into
+    # it (test_library_calls.py covers the runtime's kernel).
     rng = np.random.default_rng(6)
     text = jax.export.export(jax.jit(lambda a, b: a @ b))(_f(rng, 64, 512), _f(rng, 512, 96)).mlir_module()
-    fused = mlxc.lower(text, stop_after="fuse")
+    with mlxc.settings.override(library_calls=False):
+        fused = mlxc.lower(text, stop_after="fuse")
     assert "linalg.matmul" not in fused and "vector.fma" in fused
     assert "iter_args" in fused and "-> (vector<8x32xf32>)" in fused  # accumulator in registers
     with mlxc.settings.override(cpu_schedules=False):

@@ -65,8 +65,10 @@ def _large_programs():
     }
 
 
-def _compile(text, threads, dump_dir=None):
-    with mlxc.settings.override(threads=threads, dump_dir=dump_dir):
+def _compile(text, threads, dump_dir=None, library_calls=False):
+    """Generated code by default: the products these programs start with would
+    otherwise call the runtime's kernel (test_library_matmul_threads covers that)."""
+    with mlxc.settings.override(threads=threads, dump_dir=dump_dir, library_calls=library_calls):
         return mlxc.compile(text)
 
 
@@ -132,12 +134,13 @@ def test_threads_setting_is_checked(monkeypatch):
     assert mlxc.settings.get("threads") == 3
 
 
-def test_concurrent_callers_share_the_pool():
+@pytest.mark.parametrize("library_calls", [False, True])
+def test_concurrent_callers_share_the_pool(library_calls):
     """Several Python threads call one threaded executable at once: one owns the pool
     for each parallel loop, the others run theirs inline; every result is right."""
     fn, (a, b, c) = _large_programs()["matmul_epilogue"]
     text, _, _ = export_program(fn, a, b, c)
-    exe = _compile(text, 2)
+    exe = _compile(text, 2, library_calls=library_calls)
     rng = np.random.default_rng(1)
     inputs = [(rng.standard_normal(a.shape).astype(np.float32), b,
                rng.standard_normal(c.shape).astype(np.float32)) for _ in range(8)]
@@ -173,3 +176,23 @@ def test_saved_artifact_runs_parallel_code(tmp_path):
         for out in pool.map(lambda _: as_tuple(loaded(*args))[0], range(6)):
             np.testing.assert_array_equal(out, expected)
     np.testing.assert_allclose(expected, as_tuple(ref)[0], rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("name", ["matmul_epilogue", "mlp"])
+def test_library_matmul_threads(name, tmp_path):
+    """The runtime's kernel (mlxc_sgemm) runs a large product on the pool, and gives
+    the same bits on one thread and on two (each tile of C is one task's)."""
+    fn, args = _large_programs()[name]
+    text, _, ref = export_program(fn, *args)
+    threaded = _compile(text, 2, str(tmp_path / "on"), library_calls=True)
+    single = _compile(text, 1, str(tmp_path / "off"), library_calls=True)
+    assert "@mlxc_sgemm" in _llvm_dump(tmp_path / "on")
+    before = _pool_runs()
+    out_threaded = as_tuple(threaded(*args))
+    assert _pool_runs() > before, "the product did not run on the pool"
+    before = _pool_runs()
+    out_single = as_tuple(single(*args))
+    assert _pool_runs() == before
+    for t, s, r in zip(out_threaded, out_single, as_tuple(ref)):
+        np.testing.assert_array_equal(t, s)
+        np.testing.assert_allclose(t, r, rtol=2e-4, atol=2e-4)

@@ -61,9 +61,11 @@ def _view(buffer, t: ir.MemRefType, offset: int):
                     "static_strides": ir.DenseI64ArrayAttr.get(strides)}).result
 
 
-# Users that read any layout, their result types not derived from it.
+# Users that read any layout, their result types not derived from it (linalg ops on
+# memrefs have no results: the products left whole for mlxc-library-matmuls).
 _LAYOUT_FREE = {"vector.transfer_read", "vector.transfer_write", "vector.load", "vector.store",
-                "memref.load", "memref.store", "memref.dealloc"}
+                "memref.load", "memref.store", "memref.dealloc", "linalg.fill", "linalg.matmul",
+                "linalg.batch_matmul", "linalg.generic"}
 
 
 def _offset_ok(value) -> bool:

@@ -109,6 +109,11 @@ def thread_passes() -> list[Pass]:
 
 def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
+        *([Pass("mlxc-library-matmuls", (), (),
+                "f32 matrix products with nothing fused into them call the runtime's packed "
+                "kernel (runtime/mlxc_gemm.c), which the schedules left alone",
+                only_with("linalg.matmul", "linalg.batch_matmul", "linalg.generic"))]
+          if settings.get("library_calls") and settings.get("cpu_schedules") else []),
         *([Pass("mlxc-outline-kernels", (), (),
                 "a large entry's loop nests as functions, which the JIT compiles on "
                 "MLXC_COMPILE_THREADS threads (parallel_jit.py); before the passes below, "

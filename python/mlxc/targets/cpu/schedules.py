@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..._mlir import ir
+from . import library_calls
 
 VECTOR = 64        # elements per vector of an elementwise or reduction op
 REG_M, REG_N = 8, 32
@@ -334,6 +335,8 @@ def _threaded(sched: Optional[Schedule], iterators: list[str]) -> Optional[Sched
 
 def choose(op) -> Optional[Schedule]:
     """The schedule for one linalg op on tensors, or None to leave it as loops."""
+    if library_calls.is_set_aside(op) or library_calls.matmul(op) is not None:
+        return None  # mlxc-library-matmuls makes it a call to the runtime's kernel
     sched = _choose(op)
     if sched is None:
         return _single_elements(op)

@@ -1,0 +1,280 @@
+"""Which linalg ops the CPU target hands to the runtime's precompiled kernels.
+
+An f32 matrix product with nothing fused into it (linalg.matmul, batch_matmul, or a
+generic that is one: transposed or broadcast operands included) calls `mlxc_sgemm`
+(runtime/mlxc_gemm.c) instead of being tiled and vectorized here. The packed kernel
+runs as fast as XLA's Eigen call (the generated one, which packs nothing, ran at
+~85% of it on a 1024^3 product), and the program no longer spends ~30 ms tiling,
+vectorizing and compiling the product through LLVM.
+
+`mlxc-apply-cpu-schedules` leaves these ops alone (schedules.choose) and
+`mlxc-library-matmuls` turns them into calls after bufferization. Products with a fused
+prologue or epilogue keep their generated code, where the fusion saves a pass over
+memory; so do very thin ones (matrix-vector), where packing B would double the
+memory traffic for nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ... import irutil, settings
+from ..._mlir import ir, linalg
+
+# Smaller products keep their generated code (no packing, no call).
+MIN_M, MIN_N, MIN_K = 8, 16, 8
+
+
+@dataclass(frozen=True)
+class Matmul:
+    """A product's loop dimensions and how each operand (A, B, C) maps onto them."""
+    batch: Optional[int]
+    m: int
+    n: int
+    k: int
+    maps: tuple          # the operands' indexing maps (AffineMap): A, B, C
+    sizes: tuple         # every loop's trip count
+
+    def operand_dims(self, index: int) -> list[int]:
+        """For each dimension of operand `index`, the loop it runs along."""
+        return [ir.AffineDimExpr(e).position for e in self.maps[index].results]
+
+
+def _element_type(t: ir.Type) -> Optional[ir.Type]:
+    if isinstance(t, (ir.RankedTensorType, ir.MemRefType)):
+        return ir.ShapedType(t).element_type
+    return None
+
+
+def _shape(t: ir.Type) -> Optional[list[int]]:
+    s = ir.ShapedType(t)
+    return list(s.shape) if s.has_static_shape else None
+
+
+def _default_maps(name: str) -> Optional[list[ir.AffineMap]]:
+    d = ir.AffineDimExpr.get
+    if name == "linalg.matmul":
+        return [ir.AffineMap.get(3, 0, [d(0), d(2)]), ir.AffineMap.get(3, 0, [d(2), d(1)]),
+                ir.AffineMap.get(3, 0, [d(0), d(1)])]
+    if name == "linalg.batch_matmul":
+        return [ir.AffineMap.get(4, 0, [d(0), d(1), d(3)]),
+                ir.AffineMap.get(4, 0, [d(0), d(3), d(2)]),
+                ir.AffineMap.get(4, 0, [d(0), d(1), d(2)])]
+    return None
+
+
+def _maps(op) -> Optional[list[ir.AffineMap]]:
+    if "indexing_maps" in op.attributes:
+        arr = ir.ArrayAttr(op.attributes["indexing_maps"])
+        return [ir.AffineMapAttr(arr[i]).value for i in range(len(arr))]
+    return _default_maps(op.name)
+
+
+def _multiply_add_body(op) -> bool:
+    """out + a * b (either order of the sum), and nothing else."""
+    block = op.regions[0].blocks[0]
+    ops = list(block.operations)
+    if len(ops) != 3 or [o.name for o in ops] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return False
+    a, b, out = block.arguments
+    mul, add, yld = ops
+    if {mul.operands[0], mul.operands[1]} != {a, b} or mul.operands[0] == mul.operands[1]:
+        return False
+    mul_v = mul.results[0]
+    if not ((add.operands[0] == out and add.operands[1] == mul_v)
+            or (add.operands[1] == out and add.operands[0] == mul_v)):
+        return False
+    return len(yld.operands) == 1 and yld.operands[0] == add.results[0]
+
+
+def matmul(op) -> Optional[Matmul]:
+    """The product `op` computes, when the runtime's kernel should compute it."""
+    if not settings.get("library_calls"):
+        return None
+    name = op.name
+    if name not in ("linalg.matmul", "linalg.batch_matmul", "linalg.generic"):
+        return None
+    if len(op.operands) != 3 or len(op.regions) != 1:
+        return None
+    f32 = ir.F32Type.get()
+    shapes = []
+    for v in op.operands:
+        if _element_type(v.type) != f32:
+            return None
+        shape = _shape(v.type)
+        if shape is None:
+            return None
+        shapes.append(shape)
+    maps = _maps(op)
+    if maps is None or len(maps) != 3:
+        return None
+    if name == "linalg.generic":
+        if not linalg.isa_contraction_op(op) or not _multiply_add_body(op):
+            return None
+    elif not _multiply_add_body(op):
+        return None
+    loops = maps[0].n_dims
+    for m_ in maps:
+        if m_.n_symbols or not m_.is_projected_permutation:
+            return None
+    if name == "linalg.generic":
+        cd = linalg.infer_contraction_dimensions(op)
+        groups = [list(cd.batch), list(cd.m), list(cd.n), list(cd.k)]
+    elif name == "linalg.matmul":
+        groups = [[], [0], [1], [2]]
+    else:
+        groups = [[0], [1], [2], [3]]
+    if len(groups[0]) > 1 or any(len(g) != 1 for g in groups[1:]):
+        return None
+    batch = groups[0][0] if groups[0] else None
+    m, n, k = groups[1][0], groups[2][0], groups[3][0]
+    sizes = [0] * loops
+    for shape, map_ in zip(shapes, maps):
+        for extent, e in zip(shape, map_.results):
+            sizes[ir.AffineDimExpr(e).position] = extent
+    info = Matmul(batch, m, n, k, tuple(maps), tuple(sizes))
+    want = [{m, k}, {k, n}, {m, n}]
+    for i in range(3):
+        dims = info.operand_dims(i)
+        if set(dims) - {batch} != want[i] or len(dims) != len(set(dims)):
+            return None
+    if batch is not None and batch not in info.operand_dims(2):
+        return None
+    if sizes[m] < MIN_M or sizes[n] < MIN_N or sizes[k] < MIN_K:
+        return None
+    return info
+
+
+# ---- keeping the products away from the vectorizer ----
+#
+# mlxc-apply-cpu-schedules vectorizes every linalg op of a function, scheduled or not
+# (an op without a schedule becomes one vector of its whole iteration space, which is
+# right for small ops and ruinous for a 1024^3 product). So before it runs, each
+# product (and the zero fill of its output) moves into a function of its own inside a
+# nested module the vectorizer never looks at, and the product's place holds a call
+# to a declaration of that function; afterwards the ops come back in place of the
+# calls. mlxc-library-matmuls then finds them, bufferized, and calls the kernel.
+
+SET_ASIDE = "mlxc_set_aside"
+
+
+def _module_body(module):
+    return irutil.as_operation(module).regions[0].blocks[0]
+
+
+def _stash(module):
+    for op in _module_body(module).operations:
+        if op.name == "builtin.module" and "sym_name" in op.attributes and \
+                irutil.sym_name(op) == SET_ASIDE:
+            return op
+    return None
+
+
+def is_set_aside(op) -> bool:
+    """Whether `op` is one of the ops set aside (its schedule is none)."""
+    func = op.parent
+    if func is None or func.name != "func.func":
+        return False
+    holder = func.parent
+    return holder is not None and holder.name == "builtin.module" and \
+        "sym_name" in holder.attributes and irutil.sym_name(holder) == SET_ASIDE
+
+
+def _zero_fill_of(value, user):
+    """The linalg.fill of zero that defines `value`, when `user` is its only user."""
+    fill = irutil.defining_op(value)
+    if fill is None or fill.name != "linalg.fill" or len(fill.operands) != 2:
+        return None
+    if not irutil.is_zero_constant(fill.operands[0]):
+        return None
+    uses = list(fill.results[0].uses)
+    if len(uses) != 1 or irutil.as_operation(uses[0].owner) != user:
+        return None
+    return fill
+
+
+def set_aside(module) -> None:
+    products = [op for op in irutil.ops_named(module, "linalg.matmul", "linalg.batch_matmul",
+                                              "linalg.generic")
+                if all(isinstance(v.type, ir.RankedTensorType) for v in op.operands)
+                and len(op.results) == 1 and matmul(op) is not None]
+    if not products:
+        return
+    body = _module_body(module)
+    with irutil.as_operation(module).context, ir.Location.unknown():
+        stash = _stash(module)
+        if stash is None:
+            with ir.InsertionPoint(body):
+                stash = ir.Operation.create("builtin.module", regions=1, attributes={
+                    "sym_name": ir.StringAttr.get(SET_ASIDE)})
+            stash.regions[0].blocks.append()
+        stash_body = stash.regions[0].blocks[0]
+        for n, op in enumerate(products):
+            fill = _zero_fill_of(op.operands[2], op)
+            moved = ([fill] if fill is not None else []) + [op]
+            inner = {r for o in moved for r in o.results}
+            args = []
+            for o in moved:
+                for v in o.operands:
+                    if v not in inner and v not in args:
+                        args.append(v)
+            name = f"{SET_ASIDE}_{n}"
+            result_type = op.results[0].type
+            ftype = ir.TypeAttr.get(ir.FunctionType.get([v.type for v in args], [result_type]))
+            with ir.InsertionPoint(body):
+                ir.Operation.create("func.func", regions=1, attributes={
+                    "sym_name": ir.StringAttr.get(name), "function_type": ftype,
+                    "sym_visibility": ir.StringAttr.get("private")})
+            with ir.InsertionPoint(stash_body):
+                holder = ir.Operation.create("func.func", regions=1, attributes={
+                    "sym_name": ir.StringAttr.get(name), "function_type": ftype})
+            block = holder.regions[0].blocks.append(*[v.type for v in args])
+            mapping = dict(zip(args, block.arguments))
+            with ir.InsertionPoint(block):
+                for o in moved:
+                    copy = o.clone()
+                    for i, v in enumerate(copy.operands):
+                        if v in mapping:
+                            copy.operands[i] = mapping[v]
+                    for old, new in zip(o.results, copy.results):
+                        mapping[old] = new
+                ir.Operation.create("func.return", operands=[mapping[op.results[0]]])
+            with ir.InsertionPoint(op), op.location:
+                call = ir.Operation.create("func.call", results=[result_type], operands=args,
+                                           attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
+            op.results[0].replace_all_uses_with(call.results[0])
+            op.erase()
+            if fill is not None:
+                fill.erase()
+
+
+def put_back(module) -> None:
+    stash = _stash(module)
+    if stash is None:
+        return
+    holders = {irutil.sym_name(f): f for f in stash.regions[0].blocks[0].operations}
+    calls = [op for op in irutil.ops_named(module, "func.call")
+             if ir.FlatSymbolRefAttr(op.attributes["callee"]).value in holders
+             and not is_set_aside(op)]
+    for call in calls:
+        holder = holders[ir.FlatSymbolRefAttr(call.attributes["callee"]).value]
+        block = holder.regions[0].blocks[0]
+        mapping = dict(zip(block.arguments, call.operands))
+        with ir.InsertionPoint(call):
+            for o in block.operations:
+                if o.name == "func.return":
+                    call.results[0].replace_all_uses_with(mapping[o.operands[0]])
+                    break
+                copy = o.clone()
+                for i, v in enumerate(copy.operands):
+                    if v in mapping:
+                        copy.operands[i] = mapping[v]
+                for old, new in zip(o.results, copy.results):
+                    mapping[old] = new
+        call.erase()
+    declared = [f for f in irutil.functions(module) if f.name == "func.func"
+                and irutil.sym_name(f) in holders]
+    for f in declared:
+        f.erase()
+    stash.erase()

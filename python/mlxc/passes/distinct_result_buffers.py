@@ -35,7 +35,8 @@ def run(module) -> None:
         if func.name != "func.func" or not irutil.is_public(func):
             continue
         for block in func.regions[0].blocks:
-            terminator = list(block.operations)[-1].operation
+            ops = block.operations  # only the last is wrapped in its Python class
+            terminator = ops[len(ops) - 1].operation
             if terminator.name == "func.return":
                 _dedupe(terminator)
 

@@ -158,6 +158,13 @@ _VECTOR_VALUES = {"vector.extract", "vector.insert", "vector.broadcast", "vector
                   "vector.bitcast", "vector.multi_reduction", "vector.outerproduct"}
 
 
+# The operands that may be memrefs, of the accesses that take indices (which are of
+# type index): the others' types are not read.
+_MEMREF_OPERANDS = {"memref.load": (0,), "memref.store": (0, 1), "vector.load": (0,),
+                    "vector.store": (1,), "vector.transfer_read": (0,),
+                    "vector.transfer_write": (1,), "memref.subview": (0,)}
+
+
 def _defined_inside(value, loop) -> bool:
     owner = value.owner
     op = owner.owner if isinstance(owner, ir.Block) else owner
@@ -168,16 +175,33 @@ def _defined_inside(value, loop) -> bool:
     return False
 
 
+def _nested(op) -> list:
+    """The ops nested in `op`, pre-order (the walk's callback only collects them: the
+    names are read afterwards, in one comprehension)."""
+    ops: list = []
+    collect = ops.append
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(o):
+        collect(o)
+        return advance
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    del ops[0]
+    return ops
+
+
 def _loop_accesses(loop, iv) -> dict:
     """root -> _Access for the memrefs `loop` reaches from outside."""
-    ops = irutil.walk(loop)[1:]
+    ops = _nested(loop)
     inside = _Inside(loop)
     accesses: dict = {}
-    for o in ops:
-        name = o.name
+    for o, name in zip(ops, [o.name for o in ops]):
         if name.startswith(_VALUE_ONLY) or name in _VECTOR_VALUES:
             continue
-        for pos, v in enumerate(o.operands):
+        operands = o.operands
+        at = _MEMREF_OPERANDS.get(name)
+        for pos, v in enumerate(operands) if at is None else ((p, operands[p]) for p in at):
             if not isinstance(v.type, ir.MemRefType) or v in inside:
                 continue
             acc = accesses.setdefault(_root(v), _Access())
@@ -244,6 +268,34 @@ class _Fill:
         self.loop, self.target, self.scalar = loop, target, scalar
 
 
+# The ops a fill's body may hold (and its terminator): a loop body with any other op is
+# no fill, known at that op without listing the rest of a long body.
+_FILL_BODY = {"affine.apply", "arith.constant", "memref.subview", "vector.transfer_write",
+              "linalg.fill", "scf.forall.in_parallel"}
+
+
+def _fill_body(loop) -> list | None:
+    """The ops of a forall's body but its terminator, or None when one of them cannot
+    be part of a fill."""
+    body: list = []
+    other: list = []
+    state = {"root": True}
+    advance, skip, stop = ir.WalkResult.ADVANCE, ir.WalkResult.SKIP, ir.WalkResult.INTERRUPT
+
+    def visit(op):
+        if state["root"]:
+            state["root"] = False
+            return advance
+        if op.name in _FILL_BODY:
+            body.append(op)
+            return skip
+        other.append(op)
+        return stop
+
+    loop.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return None if other else body[:-1]
+
+
 def _as_fill(loop, func_ops: list, index: int) -> _Fill | None:
     """`loop` as a _Fill: a forall that only fills a temporary, or such a fill on its own
     (small programs are not tiled)."""
@@ -254,7 +306,9 @@ def _as_fill(loop, func_ops: list, index: int) -> _Fill | None:
     elif loop.name != "scf.forall" or loop.results:
         return None
     else:
-        body, targets, scalars = list(irutil.top_level_ops(loop))[:-1], [], []
+        body, targets, scalars = _fill_body(loop), [], []
+        if body is None:
+            return None
     for o in body:
         o = o.operation
         if o.name in ("affine.apply", "arith.constant"):
@@ -330,10 +384,10 @@ def _filled_with(copy, func_ops: list, index: int):
 
 
 def _position(op, func_ops: list) -> int:
-    for i, o in enumerate(func_ops):
-        if o == op:
-            return i
-    return -1
+    try:
+        return func_ops.index(op)  # compares in C: the same wrapper first, then ==
+    except ValueError:
+        return -1
 
 
 def _fill_access(fill: _Fill) -> dict:
@@ -388,19 +442,22 @@ def _span(root, func_ops: list) -> tuple[int, int] | None:
 
 
 def _extends_a_temporary(group: list, accesses: dict, rows, func_ops: list,
-                         works: dict) -> bool:
+                         works: dict, spans: dict) -> bool:
     """Whether fusing `group` (at its last loop) would keep some temporary alive longer:
     one it uses whose last use comes before that loop, unless fusion removes it (a row
     temporary used only there, of one value per row, or of a small row when the loop
     stays on one thread). Peak temporary memory must not grow. `works`: each loop's
-    work by its index in `group`, filled as needed."""
+    work by its index in `group`, filled as needed; `spans`: each root's `_span`, valid
+    while `func_ops` is."""
     first = _position(group[0].loop if isinstance(group[0], _Fill) else group[0], func_ops)
     last = _position(group[-1], func_ops)
     alone = None
     for root, acc in accesses.items():
         if isinstance(root.owner, ir.Block) or root.owner.name != "memref.alloc":
             continue
-        span = _span(root, func_ops)
+        if root not in spans:
+            spans[root] = _span(root, func_ops)
+        span = spans[root]
         if span is None or span[1] >= last:
             continue
         mtype = ir.MemRefType(root.type)
@@ -473,15 +530,20 @@ def _fuse_in(func) -> list:
     if current:
         runs.append(current)
     loops = []
+    # What depends on func_ops (positions, and uses that fusion moves): kept until the
+    # next fusion. Keys are values and run indices, never ops that fusion erases.
+    spans: dict = {}
     for run in runs:
-        i, analysed = 0, {}
+        i, analysed, fills = 0, {}, {}
         while i < len(run):
             group, accesses, rows, snapshots = [], {}, None, []
             j = i
             while j < len(run):
                 op = run[j]
                 # A fill joins as a fill, whatever its own tiles.
-                fill = _as_fill(op, func_ops, _position(op, func_ops))
+                if j not in fills:
+                    fills[j] = _as_fill(op, func_ops, _position(op, func_ops))
+                fill = fills[j]
                 n = None if fill is not None else _row_space(op)
                 if n is None and fill is None:
                     break
@@ -513,7 +575,7 @@ def _fuse_in(func) -> list:
             # The longest prefix ending with a loop that keeps every temporary's lifetime.
             k, works = len(group), {}
             while k > 0 and (isinstance(group[k - 1], _Fill) or _extends_a_temporary(
-                    group[:k], snapshots[k - 1], rows, func_ops, works)):
+                    group[:k], snapshots[k - 1], rows, func_ops, works, spans)):
                 k -= 1
             if k == 0 or (k == 1 and rows is None):
                 i += 1
@@ -525,6 +587,7 @@ def _fuse_in(func) -> list:
                 continue
             loops.append((_fuse(group) if len(group) > 1 else group[0], snapshots[k - 1]))
             func_ops = list(irutil.top_level_ops(func))  # without the loops just erased
+            spans, fills = {}, {}
             i = end + 1
     return loops
 

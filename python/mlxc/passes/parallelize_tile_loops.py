@@ -49,7 +49,10 @@ def _for_trips(op) -> int:
 
 def _elements(op) -> int:
     widest = 1
-    for t in list(op.results.types) + [v.type for v in op.operands]:
+    # `op.result.type` costs half of `op.results.types`; most ops have one result.
+    count = len(op.results)
+    types = [op.result.type] if count == 1 else list(op.results.types) if count else []
+    for t in types + [v.type for v in op.operands]:
         if isinstance(t, ir.VectorType):
             n = 1
             for d in t.shape:

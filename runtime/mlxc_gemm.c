@@ -37,7 +37,7 @@ typedef struct {
   float *c;
   int64_t a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs, c_cs;
   int accumulate;
-  int64_t col_blocks, row_chunks, chunk_rows;
+  int64_t col_width, col_blocks, row_chunks, chunk_rows;
 } gemm_args;
 
 /* ---- packing (plain C: it moves memory, the compiler vectorizes the copies) ---- */
@@ -144,6 +144,7 @@ __attribute__((target("avx512f"))) static void tile_avx512(int64_t kc, const flo
       _mm512_mask_storeu_ps(p, mask, v);
     }
 }
+
 #endif
 
 /* Any CPU: the same tile, left to the C compiler. */
@@ -191,7 +192,7 @@ static void run_task(const gemm_args *g, tile_fn tile, int64_t task) {
   int64_t chunk = task % g->row_chunks;
   int64_t rest = task / g->row_chunks;
   int64_t jb = rest % g->col_blocks, bi = rest / g->col_blocks;
-  int64_t c0 = jb * NC, cols = g->n - c0 < NC ? g->n - c0 : NC;
+  int64_t c0 = jb * g->col_width, cols = g->n - c0 < g->col_width ? g->n - c0 : g->col_width;
   int64_t r_begin = chunk * g->chunk_rows;
   int64_t r_end = r_begin + g->chunk_rows < g->m ? r_begin + g->chunk_rows : g->m;
   const float *a = g->a + bi * g->a_bs, *b = g->b + bi * g->b_bs;
@@ -281,7 +282,7 @@ MLXC_EXPORT void mlxc_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, cons
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
   gemm_args g = {batch, m, n, k, a, b, c, a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs, c_cs,
-                 accumulate, (n + NC - 1) / NC, 1, m};
+                 accumulate, NC, (n + NC - 1) / NC, 1, m};
   if (k <= 0) {
     if (!accumulate)
       for (int64_t bi = 0; bi < batch; ++bi)
@@ -293,9 +294,18 @@ MLXC_EXPORT void mlxc_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, cons
   double work = (double)batch * m * n * k;
   if (threads < 1 || work < THREADED_WORK)
     threads = 1;
-  /* Enough tasks for every thread twice over: split the rows when the batch and
-   * column blocks alone are too few (each chunk a whole number of MR-row panels). */
+  /* Enough tasks for every thread twice over, when the batch and column blocks alone
+   * are too few: narrower column blocks for a product of few rows (each task packs
+   * only its part of B), else chunks of rows (a whole number of MR-row panels; each
+   * task packs the same B block, paid back over many rows). */
   int64_t outer = batch * g.col_blocks;
+  if (threads > 1 && outer < 2 * threads && m < 2 * MC && n > NR) {
+    int64_t want = (2 * threads + batch - 1) / batch;
+    int64_t width = (n + want - 1) / want;
+    g.col_width = (width + NR - 1) / NR * NR;
+    g.col_blocks = (n + g.col_width - 1) / g.col_width;
+    outer = batch * g.col_blocks;
+  }
   if (threads > 1 && outer < 2 * threads) {
     int64_t want = (2 * threads + outer - 1) / outer;
     int64_t panels = (m + MR - 1) / MR;

@@ -1,17 +1,7 @@
 // RUN: env MLXC_LIBRARY_CALLS=0 mlxc-opt %s --pass-pipeline='builtin.module(mlxc-apply-cpu-schedules,canonicalize,cse)' | FileCheck %s
 // RUN: mlxc-opt %s --pass-pipeline='builtin.module(mlxc-apply-cpu-schedules)' | FileCheck %s --check-prefix=LIB
 
-// By default an f32 product with nothing fused into it is left whole, with its zero
-// fill, for the runtime's kernel (mlxc-library-matmuls); no trace of setting it aside.
-// LIB-LABEL: func.func @matmul
-// LIB-NEXT: %[[ZERO:.*]] = arith.constant 0.0
-// LIB-NEXT: %[[E:.*]] = tensor.empty() : tensor<64x96xf32>
-// LIB-NEXT: %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<64x96xf32>)
-// LIB-NEXT: %[[R:.*]] = linalg.matmul ins(%arg0, %arg1 : tensor<64x512xf32>, tensor<512x96xf32>) outs(%[[F]] : tensor<64x96xf32>)
-// LIB-NEXT: return %[[R]]
-// LIB-NOT: mlxc_set_aside
-
-// With MLXC_LIBRARY_CALLS=0, the generated product: 256-deep cache tiles of the reduction, an 8x32 register tile of the
+// A matmul (generated: MLXC_LIBRARY_CALLS=0 keeps larger ones from the runtime's kernel): 256-deep cache tiles of the reduction, an 8x32 register tile of the
 // result kept in registers (a vector loop-carried value) across the reduction loop,
 // each step a broadcast of A times a row of B added with FMAs.
 // CHECK-LABEL: func.func @matmul
@@ -270,4 +260,22 @@ func.func @i64_matmul(%a: tensor<128x256xi64>, %b: tensor<256x256xi64>) -> tenso
   %f = linalg.fill ins(%c0 : i64) outs(%e : tensor<128x256xi64>) -> tensor<128x256xi64>
   %r = linalg.matmul ins(%a, %b : tensor<128x256xi64>, tensor<256x256xi64>) outs(%f : tensor<128x256xi64>) -> tensor<128x256xi64>
   return %r : tensor<128x256xi64>
+}
+
+// By default an f32 product of many rows with nothing fused into it is left whole,
+// with its zero fill, for the runtime's kernel (mlxc-library-matmuls); no trace of
+// setting it aside remains.
+// LIB-LABEL: func.func @big_matmul
+// LIB-NEXT: %[[ZERO:.*]] = arith.constant 0.0
+// LIB-NEXT: %[[E:.*]] = tensor.empty() : tensor<256x96xf32>
+// LIB-NEXT: %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<256x96xf32>)
+// LIB-NEXT: %[[R:.*]] = linalg.matmul ins(%arg0, %arg1 : tensor<256x512xf32>, tensor<512x96xf32>) outs(%[[F]] : tensor<256x96xf32>)
+// LIB-NEXT: return %[[R]]
+// LIB-NOT: mlxc_set_aside
+func.func @big_matmul(%a: tensor<256x512xf32>, %b: tensor<512x96xf32>) -> tensor<256x96xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x96xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<256x96xf32>) -> tensor<256x96xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x96xf32>) outs(%f : tensor<256x96xf32>) -> tensor<256x96xf32>
+  return %r : tensor<256x96xf32>
 }

@@ -8,16 +8,16 @@
 // CHECK-NOT: linalg.matmul
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[B:.*]] = arith.constant 1 : index
-// CHECK-DAG: %[[M:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[M:.*]] = arith.constant 256 : index
 // CHECK-DAG: %[[N:.*]] = arith.constant 96 : index
 // CHECK-DAG: %[[K:.*]] = arith.constant 512 : index
 // CHECK-DAG: %[[THREADS:.*]] = arith.constant {{[0-9]+}} : i32
 // CHECK: call @mlxc_sgemm(%[[B]], %[[M]], %[[N]], %[[K]], {{.*}}, %[[THREADS]], %[[ZERO]])
 // CHECK: func.func private @mlxc_sgemm(index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, i32, i32)
-func.func @plain(%a: memref<64x512xf32>, %b: memref<512x96xf32>, %c: memref<64x96xf32>) {
+func.func @plain(%a: memref<256x512xf32>, %b: memref<512x96xf32>, %c: memref<256x96xf32>) {
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<64x96xf32>)
-  linalg.matmul ins(%a, %b : memref<64x512xf32>, memref<512x96xf32>) outs(%c : memref<64x96xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x96xf32>)
+  linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x96xf32>) outs(%c : memref<256x96xf32>)
   return
 }
 
@@ -50,20 +50,20 @@ func.func @transposed(%x: memref<64x256xf32>, %dy: memref<64x128xf32>, %g: memre
 // -----
 
 // Left alone: something fused into the product (a bias), f64, and a matrix-vector
-// product (packing B for one row would double the traffic).
+// product (packing B for few rows costs as much as the product).
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: mlxc_sgemm
 // CHECK: linalg.generic
-// CHECK: linalg.matmul ins(%arg3, %arg4 : memref<64x64xf64>
+// CHECK: linalg.matmul ins(%arg3, %arg4 : memref<256x64xf64>
 // CHECK: linalg.matmul ins(%arg6, %arg7 : memref<1x256xf32>
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
-func.func @kept(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %o: memref<64x64xf32>,
-                %x2: memref<64x64xf64>, %w2: memref<64x64xf64>, %o2: memref<64x64xf64>,
+func.func @kept(%x: memref<256x64xf32>, %w: memref<64x64xf32>, %o: memref<256x64xf32>,
+                %x2: memref<256x64xf64>, %w2: memref<64x64xf64>, %o2: memref<256x64xf64>,
                 %v: memref<1x256xf32>, %w3: memref<256x64xf32>, %o3: memref<1x64xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%o : memref<64x64xf32>) {
+      ins(%x, %w : memref<256x64xf32>, memref<64x64xf32>) outs(%o : memref<256x64xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %one = arith.constant 1.0 : f32
@@ -71,7 +71,7 @@ func.func @kept(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %o: memref<64x64xf
     %s = arith.addf %acc, %q : f32
     linalg.yield %s : f32
   }
-  linalg.matmul ins(%x2, %w2 : memref<64x64xf64>, memref<64x64xf64>) outs(%o2 : memref<64x64xf64>)
+  linalg.matmul ins(%x2, %w2 : memref<256x64xf64>, memref<64x64xf64>) outs(%o2 : memref<256x64xf64>)
   linalg.matmul ins(%v, %w3 : memref<1x256xf32>, memref<256x64xf32>) outs(%o3 : memref<1x64xf32>)
   return
 }

@@ -179,9 +179,11 @@ def test_saved_artifact_runs_parallel_code(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["matmul_epilogue", "mlp"])
-def test_library_matmul_threads(name, tmp_path):
+def test_library_matmul_threads(name, tmp_path, monkeypatch):
     """The runtime's kernel (mlxc_sgemm) runs a large product on the pool, and gives
     the same bits on one thread and on two (each tile of C is one task's)."""
+    from mlxc.targets.cpu import library_calls
+    monkeypatch.setattr(library_calls, "MIN_M", 8)  # mlp's 128 rows too
     fn, args = _large_programs()[name]
     text, _, ref = export_program(fn, *args)
     threaded = _compile(text, 2, str(tmp_path / "on"), library_calls=True)

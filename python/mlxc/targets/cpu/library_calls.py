@@ -11,7 +11,7 @@ vectorizing and compiling the product through LLVM.
 `mlxc-library-matmuls` turns them into calls after bufferization. Products with a fused
 prologue or epilogue keep their generated code, where the fusion saves a pass over
 memory; so do very thin ones (matrix-vector), where packing B would double the
-memory traffic for nothing.
+memory traffic for nothing, and products of fewer rows than MIN_M (the same).
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from typing import Optional
 from ... import irutil, settings
 from ..._mlir import ir, linalg
 
-# Smaller products keep their generated code (no packing, no call).
-MIN_M, MIN_N, MIN_K = 8, 16, 8
+# Smaller products keep their generated code, which packs nothing: packing B (a copy
+# of it per call) pays off over many rows only. Through the call, mlp's 64x512x256
+# product ran 1.5x slower and a 16x128x128 RNN step 1.8x; from ~200 rows it is faster.
+MIN_M, MIN_N, MIN_K = 192, 16, 8
+MIN_WORK = 1 << 19  # multiply-adds
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,8 @@ def matmul(op) -> Optional[Matmul]:
             return None
     if batch is not None and batch not in info.operand_dims(2):
         return None
-    if sizes[m] < MIN_M or sizes[n] < MIN_N or sizes[k] < MIN_K:
+    if sizes[m] < MIN_M or sizes[n] < MIN_N or sizes[k] < MIN_K or \
+            sizes[m] * sizes[n] * sizes[k] * (sizes[batch] if batch is not None else 1) < MIN_WORK:
         return None
     return info
 

@@ -127,14 +127,21 @@ def test_contracts_name_the_first_offender(stage, text, message):
 def test_contracts_report_what_the_next_stage_needs():
     # `bufferize` records every value's element type (the `lower` stage has passes that
     # only run with bf16 values); `lower` reads fewer types, so it reports none.
-    text = ("func.func @main(%a: memref<4xbf16>) {\n  %c0 = arith.constant 0 : index\n"
-            "  %x = memref.load %a[%c0] : memref<4xbf16>\n  return\n}")
+    text = ("func.func @main(%a: memref<4xbf16>, %b: memref<8xi8>) {\n"
+            "  %c0 = arith.constant 0 : index\n"
+            "  %x = memref.load %a[%c0] : memref<4xbf16>\n"
+            "  %y = arith.addf %x, %x : bf16\n"  # types of its operands: not read again
+            "  %v = vector.broadcast %y : bf16 to vector<8xbf16>\n"
+            "  %p = arith.constant 0 : i8\n"
+            "  %w = vector.transfer_read %b[%c0], %p : memref<8xi8>, vector<8xi8>\n"
+            "  return\n}")
     with new_context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         contracts.check(module.operation, "bufferize")
         names, element_types = contracts.take_seen()
-        assert names == {"func.func", "arith.constant", "memref.load", "func.return"}
-        assert element_types == {"bf16", "index"}
+        assert names == {"func.func", "arith.constant", "memref.load", "arith.addf",
+                         "vector.broadcast", "vector.transfer_read", "func.return"}
+        assert element_types == {"bf16", "i8", "index"}
         contracts.check(module.operation, "lower")
         names, element_types = contracts.take_seen()
         assert "memref.load" in names and element_types is None

@@ -195,14 +195,34 @@ _NO_TENSOR_RESULTS = frozenset(
         "transfer_read")])
 
 
+# Ops whose results have the type of one of their operands, or that type's element
+# type (or a vector of it): each value they make has an element type, and is a tensor
+# or not, as a value defined before it, whose type is read (or is again such an op's).
+# Reading their results adds nothing to the types a contract sees.
+_TYPES_OF_OPERANDS = frozenset(
+    ["vector." + n for n in (
+        "broadcast", "contract", "deinterleave", "extract", "extract_strided_slice", "fma",
+        "from_elements", "insert", "insert_strided_slice", "interleave", "load",
+        "multi_reduction", "outerproduct", "reduction", "shape_cast", "shuffle", "splat",
+        "to_elements", "transfer_read", "transpose")]
+    + ["arith." + n for n in (
+        "addf", "addi", "andi", "divf", "divsi", "divui", "maximumf", "maxnumf", "maxsi",
+        "maxui", "minimumf", "minnumf", "minsi", "minui", "mulf", "muli", "negf", "ori",
+        "remf", "remsi", "remui", "select", "shli", "shrsi", "shrui", "subf", "subi", "xori")]
+    + ["math." + n for n in (
+        "absf", "ceil", "copysign", "cos", "erf", "exp", "exp2", "expm1", "floor", "fma",
+        "log", "log10", "log1p", "log2", "powf", "round", "roundeven", "rsqrt", "sin", "sqrt",
+        "tanh", "trunc")])
+
+
 def no_tensors(module, stage: str, scan: Optional[_Scan] = None, *,
                element_types: bool = True) -> None:
     """No value of tensor type is left, and the entry returns nothing. With
     `element_types`, the scan also records every value's type for the next stage."""
     scan = scan or _Scan(module)
     no_stablehlo(module, stage, scan)
-    skip = frozenset() if element_types else \
-        _NO_TENSOR_RESULTS.union(n for n in scan.kinds if n.startswith("llvm."))
+    skip = _TYPES_OF_OPERANDS if element_types else _TYPES_OF_OPERANDS.union(
+        _NO_TENSOR_RESULTS, (n for n in scan.kinds if n.startswith("llvm.")))
     types = _value_types(scan, skip)
     if any(isinstance(t, _TENSOR_TYPES) for t in types):
         bad = [o for o in scan.ops if _tensor_values(o) is not None]

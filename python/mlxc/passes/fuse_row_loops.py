@@ -585,9 +585,12 @@ def _fuse_in(func) -> list:
             if sum(not isinstance(g, _Fill) for g in group) == 0:
                 i += 1
                 continue
-            loops.append((_fuse(group) if len(group) > 1 else group[0], snapshots[k - 1]))
-            func_ops = list(irutil.top_level_ops(func))  # without the loops just erased
-            spans, fills = {}, {}
+            if len(group) > 1:
+                loops.append((_fuse(group), snapshots[k - 1]))
+                func_ops = list(irutil.top_level_ops(func))  # without the loops just erased
+                spans, fills = {}, {}
+            else:
+                loops.append((group[0], snapshots[k - 1]))
             i = end + 1
     return loops
 

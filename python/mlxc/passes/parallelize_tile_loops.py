@@ -21,6 +21,8 @@ no per-iteration stack scope, so the stack would grow with every iteration.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .. import irutil
 from .._mlir import arith, ir, scf
 from . import PythonPass
@@ -41,39 +43,71 @@ def _constant(value) -> int | None:
 
 
 def _for_trips(op) -> int:
-    lo, hi, step = (_constant(v) for v in list(op.operands)[:3])
+    operands = op.operands
+    lo, hi, step = (_constant(operands[i]) for i in range(3))
     if None in (lo, hi, step) or step <= 0:
         return _UNKNOWN_TRIPS
     return max(0, -(-(hi - lo) // step))
 
 
-def _elements(op) -> int:
-    widest = 1
-    # `op.result.type` costs half of `op.results.types`; most ops have one result.
-    count = len(op.results)
-    types = [op.result.type] if count == 1 else list(op.results.types) if count else []
-    for t in types + [v.type for v in op.operands]:
+# Ops whose widest vector is their result: elementwise ops (each operand has the
+# result's shape, or is a scalar) and ops that build a vector from smaller values.
+_RESULT_IS_WIDEST = ("arith.", "math.")
+_RESULT_IS_WIDEST_OPS = frozenset({
+    "vector.broadcast", "vector.fma", "vector.from_elements", "vector.insert",
+    "vector.insert_strided_slice", "vector.load", "vector.splat", "vector.transfer_read"})
+# ... and ops whose widest vector is their first operand, the vector they store or
+# take apart.
+_OPERAND_IS_WIDEST = frozenset({
+    "vector.extract", "vector.extract_strided_slice", "vector.multi_reduction",
+    "vector.reduction", "vector.store", "vector.transfer_write"})
+
+
+def _size(t, sizes: dict) -> int:
+    """Elements of a vector type, 1 for any other; `sizes` remembers each type's."""
+    n = sizes.get(t)
+    if n is None:
+        n = 1
         if isinstance(t, ir.VectorType):
-            n = 1
             for d in t.shape:
                 n *= d
-            widest = max(widest, n)
+        sizes[t] = n
+    return n
+
+
+def _elements(op, sizes: dict) -> int:
+    """The elements of the widest vector `op` reads or writes (1 if none). Reading a
+    type costs about half a microsecond: where the op's definition says which value is
+    widest, only that one is read."""
+    name = op.name
+    count = len(op.results)
+    if count == 1 and (name in _RESULT_IS_WIDEST_OPS or name.startswith(_RESULT_IS_WIDEST)):
+        return _size(op.result.type, sizes)
+    if name in _OPERAND_IS_WIDEST:
+        return _size(op.operands[0].type, sizes)
+    types = [op.result.type] if count == 1 else list(op.results.types) if count else []
+    widest = 1
+    for t in types + [v.type for v in op.operands]:
+        widest = max(widest, _size(t, sizes))
     return widest
 
 
-def work(op, cap: int) -> int:
+def work(op, cap: int, sizes: Optional[dict] = None) -> int:
     """Elements touched by one execution of `op`, nested ops included, counted up to
     `cap`: min(work, cap). Reading an op's types costs microseconds, so a large loop
-    stops being counted once it is known to be worth a parallel region."""
+    stops being counted once it is known to be worth a parallel region. `sizes`: the
+    vector types seen so far, with their elements."""
+    if sizes is None:
+        sizes = {}
     if not len(op.regions):
-        return min(_elements(op), cap)
+        return min(_elements(op, sizes), cap)
     trips = _for_trips(op) if op.name == "scf.for" else 1
     if trips == 0:
         return 0
     need = -(-cap // trips)  # inner >= need  <=>  trips * inner >= cap
     inner = 0
     for o in irutil.top_level_ops(op):
-        inner += work(o, need - inner)
+        inner += work(o, need - inner, sizes)
         if inner >= need:
             return cap
     return trips * inner
@@ -123,6 +157,7 @@ def _allocates(op) -> bool:
 
 def _candidates(module, min_work: int) -> list:
     chosen = []
+    sizes: dict = {}  # types are uniqued: a few dozen for the whole module
     for func in irutil.functions(module):
         for op in _outermost_foralls(func):
             if len(op.results):
@@ -133,7 +168,7 @@ def _candidates(module, min_work: int) -> list:
             if _allocates(op):
                 continue
             need = -(-min_work // trips)  # trips * work >= min_work
-            if work(op, need) >= need:
+            if work(op, need, sizes) >= need:
                 chosen.append(op)
     return chosen
 

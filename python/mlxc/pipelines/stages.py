@@ -34,7 +34,12 @@ def import_stage(entry: str = "main") -> Stage:
         mlir_pass("stablehlo-legalize-composite-to-call",
                   "a stablehlo.composite (e.g. chlo.erf from jax.export) becomes a call to its "
                   "decomposition", anchor="func.func"),
-        mlir_pass("inline", "JAX emits private helper functions; inline every call"),
+        # Without the inliner's default canonicalize of every function, which cost a
+        # quarter of a millisecond even with nothing to inline: the simplify stage folds
+        # the program anyway (the same IR for the bench programs; 20 conformance programs
+        # with helper functions get the same LLVM ops, their constants in another order).
+        mlir_pass("inline", "JAX emits private helper functions; inline every call",
+                  default_pipeline=""),
         # Quantized types go before shape refinement, which crashes on them (bitcast_convert).
         Pass("mlxc-quantized-entry", (), (),
              "keep the entry's quantized types for the signature; refuse unsigned storage"),

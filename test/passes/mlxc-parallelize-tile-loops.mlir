@@ -98,3 +98,39 @@ func.func @alloca(%b: memref<1024x256xf32>) {
   }
   return
 }
+
+// -----
+
+// A linalg op no schedule vectorized (argmax's two-result reduction) becomes a scalar
+// loop nest: its body runs once per element of its largest operand (1x200 here, five
+// chunks a row, 256 rows: ~2.5M scalar ops), not once. So the row loop is parallel.
+// CHECK-LABEL: func.func @scalar_reduction
+// CHECK: scf.parallel
+// CHECK: linalg.generic
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @scalar_reduction(%x: memref<256x1000xf32>, %v: memref<256xf32>, %i: memref<256xi32>) {
+  %c0 = arith.constant 0 : index
+  %c200 = arith.constant 200 : index
+  %c1000 = arith.constant 1000 : index
+  scf.forall (%r) in (256) {
+    %row = memref.subview %x[%r, 0] [1, 1000] [1, 1] : memref<256x1000xf32> to memref<1x1000xf32, strided<[1000, 1], offset: ?>>
+    %vr = memref.subview %v[%r] [1] [1] : memref<256xf32> to memref<1xf32, strided<[1], offset: ?>>
+    %ir = memref.subview %i[%r] [1] [1] : memref<256xi32> to memref<1xi32, strided<[1], offset: ?>>
+    scf.for %j = %c0 to %c1000 step %c200 {
+      %chunk = memref.subview %row[0, %j] [1, 200] [1, 1] : memref<1x1000xf32, strided<[1000, 1], offset: ?>> to memref<1x200xf32, strided<[1000, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
+          ins(%chunk : memref<1x200xf32, strided<[1000, 1], offset: ?>>)
+          outs(%vr, %ir : memref<1xf32, strided<[1], offset: ?>>, memref<1xi32, strided<[1], offset: ?>>) {
+      ^bb0(%in: f32, %best: f32, %at: i32):
+        %k = linalg.index 1 : index
+        %kk = arith.index_cast %k : index to i32
+        %gt = arith.cmpf ogt, %in, %best : f32
+        %nv = arith.select %gt, %in, %best : f32
+        %ni = arith.select %gt, %kk, %at : i32
+        linalg.yield %nv, %ni : f32, i32
+      }
+    }
+  }
+  return
+}

@@ -236,13 +236,7 @@ def set_aside(module) -> None:
             block = holder.regions[0].blocks.append(*[v.type for v in args])
             mapping = dict(zip(args, block.arguments))
             with ir.InsertionPoint(block):
-                for o in moved:
-                    copy = o.clone()
-                    for i, v in enumerate(copy.operands):
-                        if v in mapping:
-                            copy.operands[i] = mapping[v]
-                    for old, new in zip(o.results, copy.results):
-                        mapping[old] = new
+                irutil.clone_ops(moved, mapping)
                 ir.Operation.create("func.return", operands=[mapping[op.results[0]]])
             with ir.InsertionPoint(op), op.location:
                 call = ir.Operation.create("func.call", results=[result_type], operands=args,
@@ -265,17 +259,10 @@ def put_back(module) -> None:
         holder = holders[ir.FlatSymbolRefAttr(call.attributes["callee"]).value]
         block = holder.regions[0].blocks[0]
         mapping = dict(zip(block.arguments, call.operands))
+        *body, ret = list(block.operations)
         with ir.InsertionPoint(call):
-            for o in block.operations:
-                if o.name == "func.return":
-                    call.results[0].replace_all_uses_with(mapping[o.operands[0]])
-                    break
-                copy = o.clone()
-                for i, v in enumerate(copy.operands):
-                    if v in mapping:
-                        copy.operands[i] = mapping[v]
-                for old, new in zip(o.results, copy.results):
-                    mapping[old] = new
+            irutil.clone_ops(body, mapping)
+        call.results[0].replace_all_uses_with(mapping[ret.operands[0]])
         call.erase()
     declared = [f for f in irutil.functions(module) if f.name == "func.func"
                 and irutil.sym_name(f) in holders]

@@ -84,15 +84,7 @@ def _tag(op, value: int, tag: str = _TAG) -> None:
 
 
 def _linalg_ops(module) -> list:
-    ops: list = []
-    collect = ops.append
-    advance = ir.WalkResult.ADVANCE
-
-    def visit(op):
-        collect(op)
-        return advance
-
-    irutil.as_operation(module).walk(visit, ir.WalkOrder.PRE_ORDER)
+    ops = irutil.walk(module)
     return [op for op, name in zip(ops, [op.name for op in ops]) if name.startswith("linalg.")
             and name not in ("linalg.yield", "linalg.index")]
 

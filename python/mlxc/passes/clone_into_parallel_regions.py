@@ -14,6 +14,7 @@ that build those values into the region leaves only pointers to pass in.
 
 from __future__ import annotations
 
+from .. import irutil
 from .._mlir import ir
 from . import PythonPass
 
@@ -55,17 +56,7 @@ class _Clonable:
 
 def _inside(region_op) -> list:
     """The ops nested in `region_op`, pre-order."""
-    ops: list = []
-    collect = ops.append
-    advance = ir.WalkResult.ADVANCE
-
-    def visit(op):
-        collect(op)
-        return advance
-
-    region_op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    del ops[0]
-    return ops
+    return irutil.walk(region_op)[1:]
 
 
 def _localize(ops: list, outside: set, clonable: _Clonable) -> None:

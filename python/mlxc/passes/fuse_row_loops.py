@@ -73,14 +73,6 @@ def _row_space(op) -> int | None:
     return ubs[0]
 
 
-def _static_int(value) -> int | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    attr = owner.attributes["value"]
-    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
-
-
 class _Access:
     """How one loop (or group of loops) reaches one root memref."""
 
@@ -178,17 +170,7 @@ def _defined_inside(value, loop) -> bool:
 def _nested(op) -> list:
     """The ops nested in `op`, pre-order (the walk's callback only collects them: the
     names are read afterwards, in one comprehension)."""
-    ops: list = []
-    collect = ops.append
-    advance = ir.WalkResult.ADVANCE
-
-    def visit(o):
-        collect(o)
-        return advance
-
-    op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    del ops[0]
-    return ops
+    return irutil.walk(op)[1:]
 
 
 def _loop_accesses(loop, iv) -> dict:
@@ -373,7 +355,7 @@ def _filled_with(copy, func_ops: list, index: int):
             scalar = _splat(user.operands[0])
         elif user.name == "vector.transfer_write" and user.operands[1] == src and \
                 list(ir.VectorType(user.operands[0].type).shape) == shape and \
-                all(_static_int(v) == 0 for v in list(user.operands)[2:2 + len(shape)]) and \
+                all(irutil.constant_int(v) == 0 for v in list(user.operands)[2:2 + len(shape)]) and \
                 len(user.operands) == 2 + len(shape):
             scalar = _splat(user.operands[0])
         else:

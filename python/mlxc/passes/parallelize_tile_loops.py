@@ -34,17 +34,9 @@ _UNKNOWN_TRIPS = 16    # an scf.for whose bounds are not constants
 MIN_WORK = 1 << 20     # see the module docstring
 
 
-def _constant(value) -> int | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    attr = owner.attributes["value"]
-    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
-
-
 def _for_trips(op) -> int:
     operands = op.operands
-    lo, hi, step = (_constant(operands[i]) for i in range(3))
+    lo, hi, step = (irutil.constant_int(operands[i]) for i in range(3))
     if None in (lo, hi, step) or step <= 0:
         return _UNKNOWN_TRIPS
     return max(0, -(-(hi - lo) // step))

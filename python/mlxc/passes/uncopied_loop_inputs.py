@@ -27,14 +27,6 @@ _VIEWS = {"memref.subview", "memref.cast", "memref.expand_shape", "memref.collap
 _READS = {"memref.load", "vector.load", "vector.transfer_read"}
 
 
-def _constant_index(value):
-    owner = value.owner
-    if isinstance(owner, ir.Block) or irutil.as_operation(owner).name != "arith.constant":
-        return None
-    attr = irutil.as_operation(owner).attributes["value"]
-    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
-
-
 def _only_read(value) -> bool:
     """Whether every use of `value`, and of the views of it, only reads memory."""
     for use in value.uses:
@@ -54,7 +46,7 @@ def _only_read(value) -> bool:
 
 
 def _runs(loop) -> bool:
-    lower, upper = (_constant_index(v) for v in list(loop.operands)[:2])
+    lower, upper = (irutil.constant_int(v) for v in list(loop.operands)[:2])
     return lower is not None and upper is not None and lower < upper
 
 

@@ -35,22 +35,12 @@ class _Scan:
     Walking from Python costs about half a microsecond an op, and a contract asks
     several questions (dialects, tensors, composites); they share this one walk and
     look at names (plain strings) first, touching an op's types only where they must.
-    The walk's callback only collects the ops: each statement in it runs once per op,
-    and the names are read afterwards in one comprehension.
+    The walk only collects the ops (irutil.walk), and the names are read afterwards in
+    one comprehension.
     """
 
     def __init__(self, module):
-        ops: list = []
-        collect = ops.append
-        advance = ir.WalkResult.ADVANCE
-
-        def visit(op):
-            collect(op)
-            return advance
-
-        root = module.operation if hasattr(module, "operation") else module
-        root.walk(visit, ir.WalkOrder.PRE_ORDER)
-        del ops[0]
+        ops = irutil.walk(module)[1:]
         self.ops = ops
         self.names = [op.name for op in ops]
         self.kinds = frozenset(self.names)  # a few dozen names for thousands of ops

@@ -54,7 +54,8 @@ def _pointer_and_strides(memref, dims: list[int], loops: list[int]):
         if loop is not None and loop in dims:
             out.append(strides[dims.index(loop)])
         else:
-            zero = zero or _index_const(0)
+            if zero is None:
+                zero = _index_const(0)
             out.append(zero)
     return pointer, out
 

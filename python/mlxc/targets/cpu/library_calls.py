@@ -7,7 +7,7 @@ runs as fast as XLA's Eigen call (the generated one, which packs nothing, ran at
 ~85% of it on a 1024^3 product), and the program no longer spends ~30 ms tiling,
 vectorizing and compiling the product through LLVM.
 
-`mlxc-apply-cpu-schedules` leaves these ops alone (schedules.choose) and
+`mlxc-apply-cpu-schedules` sets these ops aside untouched (set_aside below) and
 `mlxc-library-matmuls` turns them into calls after bufferization. Products with a fused
 prologue or epilogue keep their generated code, where the fusion saves a pass over
 memory; so do very thin ones (matrix-vector), where packing B would double the
@@ -112,10 +112,8 @@ def matmul(op) -> Optional[Matmul]:
     maps = _maps(op)
     if maps is None or len(maps) != 3:
         return None
-    if name == "linalg.generic":
-        if not linalg.isa_contraction_op(op) or not _multiply_add_body(op):
-            return None
-    elif not _multiply_add_body(op):
+    if not _multiply_add_body(op) or (name == "linalg.generic"
+                                      and not linalg.isa_contraction_op(op)):
         return None
     loops = maps[0].n_dims
     for m_ in maps:
@@ -167,12 +165,13 @@ def _module_body(module):
     return irutil.as_operation(module).regions[0].blocks[0]
 
 
+def _is_stash(op) -> bool:
+    return op.name == "builtin.module" and "sym_name" in op.attributes and \
+        irutil.sym_name(op) == SET_ASIDE
+
+
 def _stash(module):
-    for op in _module_body(module).operations:
-        if op.name == "builtin.module" and "sym_name" in op.attributes and \
-                irutil.sym_name(op) == SET_ASIDE:
-            return op
-    return None
+    return next((op for op in _module_body(module).operations if _is_stash(op)), None)
 
 
 def is_set_aside(op) -> bool:
@@ -181,8 +180,7 @@ def is_set_aside(op) -> bool:
     if func is None or func.name != "func.func":
         return False
     holder = func.parent
-    return holder is not None and holder.name == "builtin.module" and \
-        "sym_name" in holder.attributes and irutil.sym_name(holder) == SET_ASIDE
+    return holder is not None and _is_stash(holder)
 
 
 def _zero_fill_of(value, user):

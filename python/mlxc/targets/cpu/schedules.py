@@ -335,7 +335,7 @@ def _threaded(sched: Optional[Schedule], iterators: list[str]) -> Optional[Sched
 
 def choose(op) -> Optional[Schedule]:
     """The schedule for one linalg op on tensors, or None to leave it as loops."""
-    if library_calls.is_set_aside(op) or library_calls.matmul(op) is not None:
+    if library_calls.is_set_aside(op):
         return None  # mlxc-library-matmuls makes it a call to the runtime's kernel
     sched = _choose(op)
     if sched is None:

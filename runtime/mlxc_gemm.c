@@ -18,15 +18,9 @@
 
 #define MR 6
 #define NR 64
-#ifndef KC
 #define KC 256
-#endif
-#ifndef MC
 #define MC 96
-#endif
-#ifndef NC
 #define NC 512
-#endif
 /* Below this many multiply-adds a product runs on its caller alone (waking a worker
  * costs a few microseconds). */
 #define THREADED_WORK (1 << 20)

@@ -115,3 +115,36 @@ def test_padded_nchw_input_is_transposed_into_its_padded_buffer(x_shape, w_shape
     assert_matches(exe(x, w), expected, 2e-5)
     xla = jax.jit(conv).lower(x, w).compile().memory_analysis().temp_size_in_bytes
     assert exe.memory_stats()["temp_bytes"] <= max(xla, expected[0].size * F32)
+
+
+def _cross_entropy(logits, labels):
+    lse = jax.nn.logsumexp(logits, axis=-1)
+    picked = jnp.take_along_axis(logits, labels[:, None], axis=-1)[:, 0]
+    return jnp.mean(lse - picked)
+
+
+def test_gathered_labels_fuse_with_their_wrap():
+    # take_along_axis wraps negative labels before reading logits[i, label[i]]; the gather
+    # reads the wrapped label at its own row index, so the wrap fuses into it
+    # (mlxc-extracts-as-inputs) and only the max and the sum of each row stay, as in XLA.
+    rng = np.random.default_rng(1)
+    logits = rng.standard_normal((64, 100)).astype(np.float32)
+    labels = rng.integers(-100, 100, size=64).astype(np.int32)   # negative ones wrap
+    text, _, expected = export_program(_cross_entropy, logits, labels)
+    exe = mlxc.compile(text)
+    assert_matches(exe(logits, labels), expected, 2e-6)
+    assert exe.memory_stats()["temp_bytes"] == 2 * 64 * F32
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_argmax_keeps_no_buffer_of_row_maxima(threads):
+    # The running maximum of each row is not a result: bufferized, each row stored -inf
+    # into a buffer of all rows' maxima only to copy it into its own accumulator
+    # (mlxc-constant-buffers fills the accumulator instead). One float per row in flight
+    # is left, as XLA's 80 bytes for argmax with top_k.
+    x = np.random.default_rng(2).permutation(256 * 100).reshape(256, 100).astype(np.float32)
+    text, _, expected = export_program(lambda v: jnp.argmax(v, axis=-1), x)
+    with mlxc.settings.override(threads=threads):
+        exe = mlxc.compile(text)
+    assert_matches(exe(x), expected, 0)
+    assert exe.memory_stats()["temp_bytes"] <= 2 * F32

@@ -109,6 +109,9 @@ def linalg_stage() -> Stage:
 
 def fuse_stage() -> Stage:
     return stage("fuse", "producers fused into consumers, on tensors", [
+        Pass("mlxc-extracts-as-inputs", (), (),
+             "a gather body's read at its own loop indices (take_along_axis's label of row "
+             "i) becomes an input, so the producer of what it reads fuses too"),
         mlir_pass("linalg-fuse-elementwise-ops",
                   "merge elementwise producers into their consumers: no intermediate tensors",
                   anchor="func.func"),

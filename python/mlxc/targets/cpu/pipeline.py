@@ -77,6 +77,9 @@ def with_temp_memory(bufferize: Stage) -> Stage:
                 "consecutive loops over the same rows (softmax's max, sum and output) as one, "
                 "so a row is read while in L1; a temporary of one value per row becomes that "
                 "value, one of a few values per row a stack row (before the frees below)")
+    constant = Pass("mlxc-constant-buffers", (), (),
+                    "a buffer only ever written with one constant (an argmax's running "
+                    "maxima, which no result needs) is not allocated: its copies become fills")
     # CPU only: the cuda mapping sinks host loads into later launches, past such a free.
     early = Pass("mlxc-early-dealloc", (), (),
                  "free each temporary after its last use, not at the end of the function, so "
@@ -87,7 +90,7 @@ def with_temp_memory(bufferize: Stage) -> Stage:
     record = Pass("mlxc-record-temp-memory", (), (),
                   "peak bytes of temporaries live at once (mlxc.temp_bytes), for memory_stats()")
     return Stage(bufferize.name,
-                 tuple(passes + [fuse, early, results, record] + verify(bufferize.name)),
+                 tuple(passes + [fuse, constant, early, results, record] + verify(bufferize.name)),
                  bufferize.why)
 
 

@@ -64,6 +64,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-fuse-row-loops": "mlxc.passes.fuse_row_loops",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",
+    "mlxc-library-convs": "mlxc.passes.library_convs",
     # The cuda target's passes live with the target.
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",

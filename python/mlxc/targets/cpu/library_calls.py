@@ -21,6 +21,7 @@ from typing import Optional
 
 from ... import irutil, settings
 from ..._mlir import ir, linalg
+from . import library_convs
 
 # Smaller products keep their generated code, which packs nothing: packing B (a copy
 # of it per call) pays off over many rows only. Through the call, mlp's 64x512x256
@@ -201,6 +202,8 @@ def set_aside(module) -> None:
                                               "linalg.generic")
                 if all(isinstance(v.type, ir.RankedTensorType) for v in op.operands)
                 and len(op.results) == 1 and matmul(op) is not None]
+    products += [op for op in irutil.ops_named(module, *library_convs.CONVS)
+                 if library_convs.conv(op) is not None]
     if not products:
         return
     body = _module_body(module)
@@ -214,6 +217,10 @@ def set_aside(module) -> None:
         stash_body = stash.regions[0].blocks[0]
         for n, op in enumerate(products):
             fill = _zero_fill_of(op.operands[2], op)
+            if fill is None and op.name in library_convs.CONVS:
+                # A zero fill cse shared between convolutions goes along as a copy: left
+                # here, the vectorizer would make it something the call cannot drop.
+                fill = library_convs.zero_fill(op.operands[2])
             moved = ([fill] if fill is not None else []) + [op]
             inner = {r for o in moved for r in o.results}
             args = []
@@ -241,7 +248,7 @@ def set_aside(module) -> None:
                                            attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
             op.results[0].replace_all_uses_with(call.results[0])
             op.erase()
-            if fill is not None:
+            if fill is not None and not list(fill.results[0].uses):
                 fill.erase()
 
 

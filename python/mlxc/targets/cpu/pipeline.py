@@ -72,7 +72,12 @@ def with_temp_memory(bufferize: Stage) -> Stage:
     pads = Pass("mlxc-pads-as-fills", (), (),
                 "a padded tensor is a fill with its source inserted, so the source's producer "
                 "writes into the padded buffer (a transposed input is not kept twice)")
-    passes = [pads] + [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
+    convs = [Pass("mlxc-library-convs", (), (),
+                  "f32 convolutions call the runtime's kernel (runtime/mlxc_conv.c), which "
+                  "reads the unpadded input: the padding never becomes a buffer",
+                  only_with("linalg.conv_2d_nhwc_hwcf", "linalg.conv_1d_nwc_wcf"))] \
+        if settings.get("library_calls") and settings.get("cpu_schedules") else []
+    passes = convs + [pads] + [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
     fuse = Pass("mlxc-fuse-row-loops", (), (),
                 "consecutive loops over the same rows (softmax's max, sum and output) as one, "
                 "so a row is read while in L1; a temporary of one value per row becomes that "

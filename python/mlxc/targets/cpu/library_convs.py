@@ -1,0 +1,121 @@
+"""Which convolutions the CPU target hands to the runtime's precompiled kernel.
+
+An f32 NHWC/HWIO convolution (`mlxc-conv-nhwc-layout` puts every convolution in that
+layout) whose output starts from zeros calls `mlxc_sconv` (runtime/mlxc_conv.c): an
+implicit matrix product that reads the unpadded input, counting taps in the padding as
+zeros. So the program makes no padded copy of its input (XLA, through Eigen, makes
+none either), and spends no time tiling, vectorizing and compiling the convolution
+through LLVM, which was most of a convolution program's compile time.
+
+`mlxc-apply-cpu-schedules` sets these convolutions aside like the matrix products
+(library_calls.set_aside), and `mlxc-library-convs` makes them calls at the start of the
+bufferize stage, before the zero padding would become a buffer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ... import irutil, settings
+from ..._mlir import ir
+
+# The linalg ops the kernel computes, with their number of spatial dimensions.
+CONVS = {"linalg.conv_2d_nhwc_hwcf": 2, "linalg.conv_1d_nwc_wcf": 1}
+
+
+@dataclass(frozen=True)
+class Conv:
+    """A convolution in the kernel's terms (a 1-D one with h = kh = oh = 1)."""
+    source: ir.Value     # the unpadded input
+    pad: Optional[ir.Operation]  # the tensor.pad between it and the convolution
+    n: int
+    h: int
+    w: int
+    c: int
+    kh: int
+    kw: int
+    f: int
+    oh: int
+    ow: int
+    strides: tuple       # (h, w)
+    dilations: tuple     # (h, w)
+    low: tuple           # padding before the first row and column
+
+    @property
+    def work(self) -> int:
+        return self.n * self.oh * self.ow * self.f * self.kh * self.kw * self.c
+
+
+def _ints(op, name: str, rank: int) -> list[int]:
+    if name not in op.attributes:
+        return [1] * rank
+    attr = op.attributes[name]
+    if isinstance(attr, ir.DenseIntElementsAttr):
+        return [int(v) for v in ir.DenseIntElementsAttr(attr)]
+    return list(ir.DenseI64ArrayAttr(attr))
+
+
+def _static_f32(value) -> Optional[list[int]]:
+    t = value.type
+    if not isinstance(t, ir.RankedTensorType) or t.element_type != ir.F32Type.get():
+        return None
+    t = ir.RankedTensorType(t)
+    return list(t.shape) if t.has_static_shape else None
+
+
+def _zero_padding(value, rank: int):
+    """(pad op, unpadded value, low padding of the spatial dims) when `value` is a
+    static zero padding of only its spatial dims, else None."""
+    pad = irutil.defining_op(value)
+    if pad is None or pad.name != "tensor.pad" or len(pad.operands) != 1:
+        return None
+    low = list(ir.DenseI64ArrayAttr(pad.attributes["static_low"]))
+    high = list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))
+    if min(low + high) < 0 or low[0] or high[0] or low[-1] or high[-1] or len(low) != rank + 2:
+        return None
+    body = list(pad.regions[0].blocks[0].operations)
+    if len(body) != 1 or not irutil.is_zero_constant(body[0].operands[0]):
+        return None
+    return pad, pad.operands[0], low[1:-1]
+
+
+def zero_fill(value):
+    """The linalg.fill of zero into a tensor.empty that makes `value`, or None. (A fill
+    of a slice of some other tensor, as mlxc-unpadded-convolutions makes, is a
+    convolution whose result has a place already: the call would need a copy there.)"""
+    fill = irutil.defining_op(value)
+    if fill is None or fill.name != "linalg.fill" or len(fill.operands) != 2:
+        return None
+    dest = irutil.defining_op(fill.operands[1])
+    if dest is None or dest.name != "tensor.empty":
+        return None
+    return fill if irutil.is_zero_constant(fill.operands[0]) else None
+
+
+def conv(op) -> Optional[Conv]:
+    """The convolution `op` (on tensors) computes, when the runtime's kernel should."""
+    if not settings.get("library_calls") or op.name not in CONVS:
+        return None
+    rank = CONVS[op.name]
+    if len(op.operands) != 3 or len(op.results) != 1:
+        return None
+    shapes = [_static_f32(v) for v in op.operands]
+    if any(s is None for s in shapes) or zero_fill(op.operands[2]) is None:
+        return None
+    source, pad, low = op.operands[0], None, [0] * rank
+    padding = _zero_padding(source, rank)
+    if padding is not None:
+        pad, source, low = padding
+        shapes[0] = _static_f32(source)
+        if shapes[0] is None:
+            return None
+    strides, dilations = _ints(op, "strides", rank), _ints(op, "dilations", rank)
+    if rank == 1:
+        shapes = [[s[0], 1, *s[1:]] if i != 1 else [1, *s] for i, s in enumerate(shapes)]
+        strides, dilations, low = [1] + strides, [1] + dilations, [0] + low
+    (n, h, w, c), (kh, kw, _, f), (_, oh, ow, _) = shapes
+    if min(n, h, w, c, kh, kw, f, oh, ow) <= 0:
+        return None
+    return Conv(source, pad, n, h, w, c, kh, kw, f, oh, ow, tuple(strides), tuple(dilations),
+                tuple(low))

@@ -1,0 +1,443 @@
+/* f32 convolutions that generated code calls instead of compiling its own: see
+ * mlxc_conv.h for why and for the contract.
+ *
+ * An implicit matrix product, as Eigen computes XLA's convolutions: rows are output
+ * pixels, columns output channels, and the reduction runs over the KH*KW*C taps of a
+ * pixel's patch. The filter (HWIO: already that reduction x channels, row-major) is
+ * packed once per call into panels of 32 channels (16 for a last panel of at most 16).
+ *
+ * A pixel's patch is read in place: along a filter row, neighbouring taps are
+ * contiguous in the NHWC input, so the patch is KH runs of KW*C values and the register
+ * tile takes one pointer per run and pixel. Only a run that reaches into the padding
+ * is copied, with zeros for the taps there (a run wholly in it reads a row of zeros),
+ * so there is no padded input, and no gathered copy of the interior either: copying
+ * every patch (an explicit im2col) cost a third of the arithmetic at 16 channels, and a
+ * pointer per tap, as a direct convolution has, more than that.
+ *
+ * The register tile is 12 pixels by 32 channels (24 of the 32 AVX-512 registers), or
+ * 12 x 16 for a panel of at most 16 channels: convolutions often have 16-64 output
+ * channels, where mlxc_gemm's 64-wide tile would compute half its lanes for nothing.
+ * Each input value is broadcast to its pixel's accumulators.
+ *
+ * Threads take blocks of 24 pixels from mlxc's pool through the same OpenMP entry
+ * points generated code uses; all read one packed filter.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlxc_conv.h"
+
+#define MR 12   /* pixels per register tile */
+#define MB 24   /* pixels per gathered block: two tiles */
+#define NR 32   /* channels per filter panel (16 for a last panel of at most 16) */
+/* The reduction is split into blocks of whole taps of at most about KC values, evenly
+ * (a last block of one tap would cost a pass over the output for little work). Up to
+ * that, streaming the filter panel from L2 keeps up with the tile. */
+#define KC 2048
+/* Below this many multiply-adds a convolution runs on its caller alone. */
+#define THREADED_WORK (1 << 20)
+
+typedef struct {
+  const float *in;
+  float *out;
+  const float *pb; /* the packed filter */
+  int64_t n, h, w, c, kh, kw, f, oh, ow, sh, sw, dh, dw, pt, pl;
+  int64_t m;    /* output pixels */
+  int64_t k;    /* taps x channels: the reduction */
+  int64_t taps; /* KH * KW */
+  int64_t taps_per_block;
+} conv_args;
+
+/* ---- patches: pointers into the input, or into gathered copies at the edges ---- */
+
+/* Per thread, kept for later calls: the copies of patch runs that reach into the
+ * padding, a run of zeros (a filter row wholly in the padding, or a pixel past the
+ * end), and the runs' pointers. */
+typedef struct {
+  char *data;
+  size_t bytes;
+} buffer;
+
+static _Thread_local buffer scratch, zero_run, packed_filter;
+
+static void *reserve(buffer *b, size_t bytes) {
+  if (b->bytes >= bytes)
+    return b->data;
+  free(b->data);
+  b->data = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  b->bytes = b->data ? bytes : 0;
+  return b->data;
+}
+
+/* The taps of a block as runs that are contiguous in the input: neighbouring taps of
+ * a filter row (one tap each when the columns are dilated). Run s is filter row i[s],
+ * columns j0[s] .. j1[s], lens[s] values, at offsets[s] from the pixel's first tap. */
+typedef struct {
+  int64_t runs;
+  int64_t *i, *lens, *j0, *j1, *offsets;
+} run_set;
+
+static void runs_of(const conv_args *g, int64_t t0, int64_t t1, run_set *rs) {
+  int64_t n = 0;
+  for (int64_t t = t0; t < t1; ++n) {
+    const int64_t i = t / g->kw, j = t % g->kw;
+    int64_t end = g->kw < j + (t1 - t) ? g->kw : j + (t1 - t);
+    if (g->dw != 1)
+      end = j + 1;
+    rs->i[n] = i;
+    rs->j0[n] = j;
+    rs->j1[n] = end;
+    rs->lens[n] = (end - j) * g->c;
+    rs->offsets[n] = (i * g->dh * g->w + j * g->dw) * g->c;
+    t += end - j;
+  }
+  rs->runs = n;
+}
+
+static size_t scratch_bytes(const conv_args *g) {
+  const size_t kc = (size_t)(g->taps_per_block * g->c), runs = (size_t)g->taps_per_block;
+  return MB * kc * sizeof(float) + runs * MB * sizeof(float *) + 5 * runs * sizeof(int64_t);
+}
+
+/* A run of zeros, at least `floats` long, kept for later calls. */
+static const float *zeros_for(size_t floats) {
+  size_t had = zero_run.bytes / sizeof(float);
+  float *z = reserve(&zero_run, floats * sizeof(float));
+  if (z && zero_run.bytes / sizeof(float) != had)
+    memset(z, 0, zero_run.bytes);
+  return z;
+}
+
+/* ---- the register tile ---- */
+
+/* C (mr x nr, rows ldc apart) += or = (overwrite) the patches of MR pixels times a
+ * filter panel (16 * nv wide). Run s of pixel r starts at ptrs[s * ldp + r] and is
+ * lens[s] long; the panel's rows follow the runs in order. */
+typedef void (*tile_fn)(int64_t runs, const int64_t *lens, const float *const *ptrs,
+                        int64_t ldp, const float *pb, int nv, float *c, int64_t ldc, int mr,
+                        int nr, int overwrite);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_AVX512_KERNEL 1
+
+static inline __attribute__((always_inline, target("avx512f"))) void
+tile_body(int64_t runs, const int64_t *lens, const float *const *ptrs, int64_t ldp,
+          const float *pb, float *c, int64_t ldc, int mr, int nr, int overwrite, const int nv) {
+  __m512 acc[MR][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = _mm512_setzero_ps();
+    acc[r][1] = _mm512_setzero_ps();
+  }
+  const int64_t ldb = 16 * nv;
+  for (int64_t s = 0; s < runs; ++s) {
+    const float *a[MR];
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r)
+      a[r] = ptrs[s * ldp + r];
+    const int64_t len = lens[s];
+    for (int64_t kk = 0; kk < len; ++kk) {
+      const __m512 b0 = _mm512_load_ps(pb);
+      const __m512 b1 = nv == 2 ? _mm512_load_ps(pb + 16) : b0;
+#pragma GCC unroll 12
+      for (int r = 0; r < MR; ++r) {
+        const __m512 av = _mm512_set1_ps(a[r][kk]);
+        acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+        if (nv == 2)
+          acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+      }
+      pb += ldb;
+    }
+  }
+  if (mr == MR && nr == 16 * nv) {
+    /* A whole tile: stored straight from the registers. */
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 2
+      for (int j = 0; j < nv; ++j) {
+        float *p = c + r * ldc + 16 * j;
+        _mm512_storeu_ps(p, overwrite ? acc[r][j] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][j]));
+      }
+    return;
+  }
+  for (int r = 0; r < mr; ++r)
+    for (int j = 0; j < nv; ++j) {
+      const int left = nr - 16 * j;
+      if (left <= 0)
+        break;
+      const __mmask16 mask = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+      float *p = c + r * ldc + 16 * j;
+      const __m512 v =
+          overwrite ? acc[r][j] : _mm512_add_ps(_mm512_maskz_loadu_ps(mask, p), acc[r][j]);
+      _mm512_mask_storeu_ps(p, mask, v);
+    }
+}
+
+__attribute__((target("avx512f"))) static void tile_avx512(int64_t runs, const int64_t *lens,
+                                                            const float *const *ptrs,
+                                                            int64_t ldp, const float *pb,
+                                                            int nv, float *c, int64_t ldc,
+                                                            int mr, int nr, int overwrite) {
+  if (nv == 2)
+    tile_body(runs, lens, ptrs, ldp, pb, c, ldc, mr, nr, overwrite, 2);
+  else
+    tile_body(runs, lens, ptrs, ldp, pb, c, ldc, mr, nr, overwrite, 1);
+}
+
+#endif
+
+/* Any CPU: the same tile, left to the C compiler. */
+static void tile_portable(int64_t runs, const int64_t *lens, const float *const *ptrs,
+                          int64_t ldp, const float *pb, int nv, float *c, int64_t ldc, int mr,
+                          int nr, int overwrite) {
+  float acc[MR][NR];
+  const int width = 16 * nv;
+  memset(acc, 0, sizeof acc);
+  for (int64_t s = 0; s < runs; ++s)
+    for (int64_t kk = 0; kk < lens[s]; ++kk) {
+      for (int r = 0; r < MR; ++r)
+        for (int j = 0; j < width; ++j)
+          acc[r][j] += ptrs[s * ldp + r][kk] * pb[j];
+      pb += width;
+    }
+  for (int r = 0; r < mr; ++r)
+    for (int j = 0; j < nr; ++j)
+      c[r * ldc + j] = overwrite ? acc[r][j] : c[r * ldc + j] + acc[r][j];
+}
+
+static tile_fn tile;
+
+static void choose_tile(void) {
+#ifdef HAVE_AVX512_KERNEL
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    tile = tile_avx512;
+    return;
+  }
+#endif
+  tile = tile_portable;
+}
+
+/* The filter (K x F) as panels of NR channels (the last of 16 when at most 16 are
+ * left), each K rows of its width, zero past F; panel p starts at p * K * NR. */
+static void pack_filter(const float *filter, int64_t k, int64_t f, float *out) {
+  for (int64_t c0 = 0; c0 < f; c0 += NR) {
+    const int64_t width = f - c0 > 16 ? NR : 16;
+    const int64_t cols = f - c0 < width ? f - c0 : width;
+    float *panel = out + c0 / NR * k * NR;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      memcpy(panel + kk * width, filter + kk * f + c0, (size_t)cols * sizeof(float));
+      for (int64_t j = cols; j < width; ++j)
+        panel[kk * width + j] = 0.0f;
+    }
+  }
+}
+
+/* ---- tasks: blocks of MB pixels ---- */
+
+typedef float v16 __attribute__((vector_size(64)));
+typedef float v4 __attribute__((vector_size(16)));
+
+/* Short copies inline: a call to memcpy per run cost more than the run. */
+static inline void copy_floats(float *d, const float *s, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    v16 x;
+    memcpy(&x, s + i, sizeof x);
+    memcpy(d + i, &x, sizeof x);
+  }
+  for (; i + 4 <= n; i += 4) {
+    v4 x;
+    memcpy(&x, s + i, sizeof x);
+    memcpy(d + i, &x, sizeof x);
+  }
+  for (; i < n; ++i)
+    d[i] = s[i];
+}
+
+static inline void zero_floats(float *d, int64_t n) {
+  const v16 z = {0};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    memcpy(d + i, &z, sizeof z);
+  for (; i < n; ++i)
+    d[i] = 0.0f;
+}
+
+/* Where the runs of the taps of pixel m0 + r start, for r < rows: in the input when
+ * the run lies inside it, else in a copy at `edge` with zeros for the taps in the
+ * padding (or `zeros` for a run wholly in it). */
+static void patch_pointers(const conv_args *g, const run_set *rs, int64_t m0, int64_t rows,
+                           const float **ptrs, const float *zeros, float *edge) {
+  const int64_t c = g->c, per_image = g->oh * g->ow;
+  /* Output columns whose taps all lie inside the input, along a row. */
+  const int64_t x_lo = (g->pl + g->sw - 1) / g->sw;
+  const int64_t x_hi_num = g->w - 1 - (g->kw - 1) * g->dw + g->pl;
+  const int64_t x_hi = x_hi_num < 0 ? 0 : x_hi_num / g->sw + 1;
+  for (int64_t r = 0; r < rows;) {
+    const int64_t m = m0 + r, b = m / per_image, y = m % per_image / g->ow, x = m % g->ow;
+    const int64_t span = g->ow - x < rows - r ? g->ow - x : rows - r;
+    const float *image = g->in + b * g->h * g->w * c;
+    const int64_t y0 = y * g->sh - g->pt;
+    int64_t a = x, e = x; /* the columns of the span with every tap inside */
+    if (y0 >= 0 && y0 + (g->kh - 1) * g->dh < g->h) {
+      a = x > x_lo ? x : x_lo;
+      e = x + span < x_hi ? x + span : x_hi;
+      if (e < a)
+        a = e = x;
+    }
+    for (int64_t s = 0; s < rs->runs; ++s) {
+      /* Most pixels: pointers a fixed step apart. */
+      const float *p = image + (y0 * g->w - g->pl) * c + rs->offsets[s];
+      const float **out = ptrs + s * MB + r - x;
+      for (int64_t xx = a; xx < e; ++xx)
+        out[xx] = p + xx * g->sw * c;
+    }
+    for (int64_t xx = x; xx < x + span; ++xx) {
+      if (xx >= a && xx < e)
+        continue;
+      const int64_t x0 = xx * g->sw - g->pl, pr = r + xx - x;
+      for (int64_t s = 0; s < rs->runs; ++s) {
+        const int64_t iy = y0 + rs->i[s] * g->dh, j0 = rs->j0[s], j1 = rs->j1[s];
+        const int64_t xa = x0 + j0 * g->dw, xl = x0 + (j1 - 1) * g->dw;
+        if (iy < 0 || iy >= g->h || xl < 0 || xa >= g->w) {
+          ptrs[s * MB + pr] = zeros;
+        } else if (xa >= 0 && xl < g->w) {
+          ptrs[s * MB + pr] = image + (iy * g->w + xa) * c;
+        } else {
+          /* The taps inside the input are j0 + lo .. j0 + hi (dw == 1 when there are
+           * several): a copy with zeros around it. */
+          const int64_t lo = xa < 0 ? (-xa + g->dw - 1) / g->dw : 0;
+          const int64_t hi = xl >= g->w ? (g->w - 1 - xa) / g->dw + 1 : j1 - j0;
+          zero_floats(edge, lo * c);
+          copy_floats(edge + lo * c, image + (iy * g->w + xa + lo * g->dw) * c, (hi - lo) * c);
+          zero_floats(edge + hi * c, (j1 - j0 - hi) * c);
+          ptrs[s * MB + pr] = edge;
+          edge += rs->lens[s];
+        }
+      }
+    }
+    r += span;
+  }
+  for (int64_t r = rows; r < MB; ++r)
+    for (int64_t s = 0; s < rs->runs; ++s)
+      ptrs[s * MB + r] = zeros;
+}
+
+static void run_block(const conv_args *g, const float *zeros, void *memory, int64_t block) {
+  const int64_t c = g->c, tpb = g->taps_per_block;
+  float *edges = memory;
+  const float **ptrs = (const float **)(edges + MB * tpb * c);
+  run_set rs = {.i = (int64_t *)(ptrs + tpb * MB)};
+  rs.lens = rs.i + tpb, rs.j0 = rs.lens + tpb, rs.j1 = rs.j0 + tpb, rs.offsets = rs.j1 + tpb;
+  const int64_t m0 = block * MB, rows = g->m - m0 < MB ? g->m - m0 : MB;
+  for (int64_t t0 = 0; t0 < g->taps; t0 += tpb) {
+    runs_of(g, t0, g->taps - t0 < tpb ? g->taps : t0 + tpb, &rs);
+    patch_pointers(g, &rs, m0, rows, ptrs, zeros, edges);
+    for (int64_t q = 0; q < rows; q += MR) {
+      const int mr = (int)(rows - q < MR ? rows - q : MR);
+      for (int64_t c0 = 0; c0 < g->f; c0 += NR) {
+        const int64_t width = g->f - c0 > 16 ? NR : 16;
+        const int nr = (int)(g->f - c0 < width ? g->f - c0 : width);
+        const float *pb = g->pb + c0 / NR * g->k * NR + t0 * c * width;
+        tile(rs.runs, rs.lens, ptrs + q, MB, pb, (int)(width / 16),
+             g->out + (m0 + q) * g->f + c0, g->f, mr, nr, t0 == 0);
+      }
+    }
+  }
+}
+
+/* ---- threads, through the OpenMP entry points of mlxc_parallel.c ---- */
+
+typedef struct ident ident_t;
+typedef void (*microtask_t)(int32_t *gtid, int32_t *btid, ...);
+void __kmpc_fork_call(ident_t *loc, int32_t argc, microtask_t fn, ...);
+void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n);
+int32_t __kmpc_global_thread_num(ident_t *loc);
+void __kmpc_for_static_init_8(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last,
+                              int64_t *lower, int64_t *upper, int64_t *stride, int64_t incr,
+                              int64_t chunk);
+
+typedef struct {
+  const conv_args *g;
+  int64_t blocks;
+} region_args;
+
+static void region(int32_t *gtid, int32_t *btid, region_args *r) {
+  (void)btid;
+  void *memory = reserve(&scratch, scratch_bytes(r->g));
+  const float *zeros = zeros_for((size_t)(r->g->taps_per_block * r->g->c));
+  if (!memory || !zeros)
+    return; /* a worker without memory leaves its blocks to the caller, which has it */
+  int32_t last = 0;
+  int64_t lower = 0, upper = r->blocks - 1, stride = 1;
+  __kmpc_for_static_init_8(NULL, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
+  for (int64_t t = lower; t <= upper; ++t)
+    run_block(r->g, zeros, memory, t);
+}
+
+/* Without memory for the buffers: the plain loops. */
+static void unpacked(const conv_args *g, const float *filter) {
+  for (int64_t m = 0; m < g->m; ++m) {
+    const int64_t b = m / (g->oh * g->ow), y = m / g->ow % g->oh, x = m % g->ow;
+    float *o = g->out + m * g->f;
+    for (int64_t ch = 0; ch < g->f; ++ch)
+      o[ch] = 0.0f;
+    for (int64_t i = 0; i < g->kh; ++i) {
+      const int64_t iy = y * g->sh + i * g->dh - g->pt;
+      if (iy < 0 || iy >= g->h)
+        continue;
+      for (int64_t j = 0; j < g->kw; ++j) {
+        const int64_t ix = x * g->sw + j * g->dw - g->pl;
+        if (ix < 0 || ix >= g->w)
+          continue;
+        const float *s = g->in + ((b * g->h + iy) * g->w + ix) * g->c;
+        const float *wt = filter + (i * g->kw + j) * g->c * g->f;
+        for (int64_t ci = 0; ci < g->c; ++ci)
+          for (int64_t ch = 0; ch < g->f; ++ch)
+            o[ch] += s[ci] * wt[ci * g->f + ch];
+      }
+    }
+  }
+}
+
+MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, int64_t n,
+                            int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw,
+                            int64_t f, int64_t oh, int64_t ow, int64_t stride_h,
+                            int64_t stride_w, int64_t dil_h, int64_t dil_w, int64_t pad_top,
+                            int64_t pad_left, int32_t threads) {
+  if (!tile)
+    choose_tile();
+  const int64_t m = n * oh * ow;
+  if (m <= 0 || f <= 0)
+    return;
+  conv_args g = {in, out, NULL, n, h, w, c, kh, kw, f, oh, ow, stride_h, stride_w, dil_h,
+                 dil_w, pad_top, pad_left, m, kh * kw * c, kh * kw, 1};
+  if (g.k <= 0) {
+    memset(out, 0, (size_t)(m * f) * sizeof(float));
+    return;
+  }
+  const int64_t k_blocks = (g.k + KC - 1) / KC;
+  g.taps_per_block = (g.taps + k_blocks - 1) / k_blocks;
+  const int64_t panels = (f + NR - 1) / NR;
+  float *pb = reserve(&packed_filter, (size_t)(panels * g.k * NR) * sizeof(float));
+  void *memory = reserve(&scratch, scratch_bytes(&g));
+  const float *zeros = zeros_for((size_t)(g.taps_per_block * c));
+  if (!pb || !memory || !zeros) {
+    unpacked(&g, filter);
+    return;
+  }
+  pack_filter(filter, g.k, f, pb);
+  g.pb = pb;
+  region_args r = {&g, (m + MB - 1) / MB};
+  if (threads < 1 || (double)m * f * g.k < THREADED_WORK || r.blocks < 2)
+    threads = 1;
+  if (threads == 1) {
+    for (int64_t t = 0; t < r.blocks; ++t)
+      run_block(&g, zeros, memory, t);
+    return;
+  }
+  __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);
+  __kmpc_fork_call(NULL, 1, (microtask_t)region, &r);
+}

@@ -1,0 +1,200 @@
+"""f32 NHWC convolutions call the runtime's kernel (runtime/mlxc_conv.c,
+targets/cpu/library_convs.py), which reads the unpadded input: results against
+jax.lax.conv_general_dilated around the kernel's blockings (12-pixel tiles, 24-pixel
+blocks, 32- and 16-channel panels), with SAME/VALID/explicit padding, strides,
+dilations, batches, few input channels, 1-D convolutions, epilogues and gradients; no
+padded copy in memory_stats(); the JIT, threads and a saved artifact."""
+
+from __future__ import annotations
+
+import ctypes
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+import mlxc
+from helpers import as_tuple, export_program, normwise_error
+from mlxc.runtime import native
+
+NHWC = ("NHWC", "HWIO", "NHWC")
+
+
+def _f(rng, *shape, scale: float = 1.0):
+    return (scale * rng.standard_normal(shape)).astype(np.float32)
+
+
+def _lowered(text, stop_after="bufferize", **settings) -> str:
+    with mlxc.settings.override(cache=False, **settings):
+        return mlxc.lower(text, stop_after=stop_after)
+
+
+def _check(fn, *args, calls: int, rtol: float = 2e-6, x64: bool = False, **settings):
+    text, _, ref = export_program(fn, *args, x64=x64)
+    assert _lowered(text, **settings).count("call @mlxc_sconv") == calls
+    copies = [a.copy() for a in args]
+    with mlxc.settings.override(cache=False, **settings):
+        exe = mlxc.compile(text)
+    out = as_tuple(exe(*args))
+    assert len(out) == len(ref)
+    for o, r in zip(out, ref):
+        assert o.shape == r.shape and o.dtype == r.dtype
+        assert normwise_error(o, r) <= rtol, normwise_error(o, r)
+    for a, c in zip(args, copies):  # the caller's arrays are untouched
+        np.testing.assert_array_equal(a, c)
+    return exe, out
+
+
+def _conv(strides=(1, 1), padding="SAME", dilation=(1, 1)):
+    return lambda x, w: lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=dilation,
+                                                 dimension_numbers=NHWC)
+
+
+# (input NHWC, filter HWIO, strides, padding, filter dilation): pixel counts on and
+# off the 12/24 multiples, channels on and off the 16/32 panels.
+CASES = {
+    "same_3x3": ((2, 8, 9, 16), (3, 3, 16, 32), (1, 1), "SAME", (1, 1)),
+    "valid_odd": ((3, 7, 11, 5), (3, 2, 5, 17), (1, 1), "VALID", (1, 1)),
+    "one_channel": ((1, 13, 13, 1), (5, 5, 1, 8), (1, 1), "SAME", (1, 1)),
+    "rgb_strided": ((2, 15, 17, 3), (3, 3, 3, 48), (2, 2), "SAME", (1, 1)),
+    "strided_valid": ((1, 16, 16, 8), (2, 2, 8, 33), (2, 2), "VALID", (1, 1)),
+    "dilated": ((2, 12, 10, 6), (3, 3, 6, 20), (1, 1), "SAME", (2, 3)),
+    "explicit_padding": ((1, 9, 10, 4), (3, 4, 4, 64), (1, 2), ((2, 0), (1, 3)), (1, 1)),
+    "wide_padding": ((1, 3, 3, 2), (5, 5, 2, 70), (1, 1), ((4, 4), (4, 4)), (1, 1)),
+    "many_channels": ((1, 6, 6, 300), (3, 3, 300, 16), (1, 1), "SAME", (1, 1)),
+    "one_pixel": ((1, 1, 1, 7), (1, 1, 7, 3), (1, 1), "VALID", (1, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_convolutions_match_jax(name):
+    xs, ws, strides, padding, dilation = CASES[name]
+    rng = np.random.default_rng(sum(xs) * 7 + sum(ws))
+    _check(_conv(strides, padding, dilation), _f(rng, *xs), _f(rng, *ws, scale=0.3), calls=1)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID", [(2, 1)]])
+def test_one_dimensional(padding):
+    rng = np.random.default_rng(1)
+    x, w = _f(rng, 3, 37, 20), _f(rng, 5, 20, 24, scale=0.3)
+    conv = lambda x, w: lax.conv_general_dilated(x, w, (1,), padding,  # noqa: E731
+                                                 dimension_numbers=("NWC", "WIO", "NWC"))
+    _check(conv, x, w, calls=1)
+
+
+def test_other_layouts_run_through_the_kernel():
+    # mlxc-conv-nhwc-layout makes NCHW/OIHW an NHWC/HWIO convolution between transposes.
+    rng = np.random.default_rng(2)
+    x, w = _f(rng, 2, 16, 10, 10), _f(rng, 24, 16, 3, 3, scale=0.2)
+    conv = lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME",  # noqa: E731
+                                                 dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    _check(conv, x, w, calls=1)
+
+
+def test_epilogue_runs_on_the_call_output():
+    # relu(conv(x, w) + b): the convolution calls the kernel; bias and relu are
+    # generated code writing over the call's output, so nothing is added to memory.
+    rng = np.random.default_rng(3)
+    x, w, b = _f(rng, 2, 10, 10, 16), _f(rng, 3, 3, 16, 32, scale=0.2), _f(rng, 32)
+    exe, _ = _check(lambda x, w, b: jax.nn.relu(_conv()(x, w) + b), x, w, b, calls=1)
+    assert exe.memory_stats()["temp_bytes"] == 0
+
+
+def test_input_computed_by_the_program():
+    # The input is an elementwise result and a slice of an argument (a view, not the
+    # start of a buffer): the call gets a buffer it can read densely.
+    rng = np.random.default_rng(4)
+    x, w = _f(rng, 2, 12, 12, 8), _f(rng, 3, 3, 8, 16, scale=0.3)
+    _check(lambda x, w: _conv()(jnp.tanh(x), w), x, w, calls=1)
+    _check(lambda x, w: _conv()(x[:, 1:-2, 2:, :], w), x, w, calls=1)
+
+
+def test_residual_block_shares_nothing_padded():
+    # Two convolutions (cse shares their zero fill) and a relu between them: one
+    # temporary (the first output, which the relu overwrites), no padded copies.
+    rng = np.random.default_rng(5)
+    x = _f(rng, 4, 16, 16, 32)
+    w1, w2 = _f(rng, 3, 3, 32, 32, scale=0.1), _f(rng, 3, 3, 32, 32, scale=0.1)
+
+    def block(x, w1, w2):
+        y = jax.nn.relu(_conv()(x, w1))
+        return jax.nn.relu(x + _conv()(y, w2))
+
+    exe, _ = _check(block, x, w1, w2, calls=2)
+    assert exe.memory_stats()["temp_bytes"] == x.nbytes
+    generated, _ = _check(block, x, w1, w2, calls=0, library_calls=False)
+    assert generated.memory_stats()["temp_bytes"] > x.nbytes  # with a padded copy
+
+
+def test_same_convolution_needs_no_temporary():
+    rng = np.random.default_rng(6)
+    x, w = _f(rng, 8, 32, 32, 16), _f(rng, 3, 3, 16, 32, scale=0.2)
+    exe, _ = _check(_conv(), x, w, calls=1)
+    assert exe.memory_stats()["temp_bytes"] == 0
+    generated, _ = _check(_conv(), x, w, calls=0, library_calls=False)
+    assert generated.memory_stats()["temp_bytes"] >= 8 * 34 * 34 * 16 * 4  # a padded copy
+    text = export_program(_conv(), x, w)[0]
+    # Nothing of the convolution is tiled or vectorized, or compiled through LLVM.
+    assert "vector." not in _lowered(text, stop_after="lower")
+
+
+def test_gradients():
+    # jax.grad of a convolution: the input gradient and the weight gradient are
+    # convolutions too (the latter over the batch, with a 16x16 "filter").
+    rng = np.random.default_rng(7)
+    x, w = _f(rng, 4, 16, 16, 16), _f(rng, 3, 3, 16, 16, scale=1 / 12)
+
+    def loss(w, x):
+        return jnp.sum(jnp.tanh(_conv()(x, w)) ** 2)
+
+    _check(lambda w, x: jax.grad(loss, argnums=(0, 1))(w, x), w, x, calls=3, rtol=1e-5)
+
+
+def test_what_keeps_generated_code():
+    rng = np.random.default_rng(8)
+    x, w = _f(rng, 2, 8, 8, 4), _f(rng, 3, 3, 4, 8)
+    # Other element types.
+    _check(_conv(), x.astype(np.float64), w.astype(np.float64), calls=0, rtol=1e-12,
+           x64=True)
+    # Grouped (depthwise) convolutions: another kernel's work.
+    dw = lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME",  # noqa: E731
+                                               dimension_numbers=NHWC, feature_group_count=4)
+    _check(dw, x, _f(rng, 3, 3, 1, 4), calls=0)
+    # Off: the generated convolution, tiled and vectorized.
+    text = export_program(_conv(), x, w)[0]
+    assert "mlxc_sconv" not in _lowered(text, stop_after="lower", library_calls=False)
+    _check(_conv(), x, w, calls=0, library_calls=False)
+
+
+def _pool_runs() -> int:
+    counts = (ctypes.c_int64 * 2)()
+    native.load().mlxc_parallel_stats(counts)
+    return counts[0]
+
+
+def test_threads_give_the_same_result():
+    # A large convolution runs on the pool; small ones, and MLXC_THREADS=1, inline.
+    # The sums are the same whichever thread computes a pixel.
+    rng = np.random.default_rng(9)
+    x, w = _f(rng, 4, 32, 32, 16), _f(rng, 3, 3, 16, 32, scale=0.2)
+    text = export_program(_conv(), x, w)[0]
+    outs = []
+    for threads in (1, 2):
+        with mlxc.settings.override(cache=False, threads=threads):
+            exe = mlxc.compile(text)
+        before = _pool_runs()
+        outs.append(exe(x, w))
+        assert (_pool_runs() > before) == (threads > 1)
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+def test_saved_artifact_calls_its_own_kernel(tmp_path):
+    rng = np.random.default_rng(10)
+    x, w = _f(rng, 2, 9, 11, 3), _f(rng, 3, 3, 3, 40, scale=0.3)
+    exe, out = _check(_conv((1, 1), "SAME"), x, w, calls=1)
+    path = str(tmp_path / "conv.so")
+    exe.save(path)
+    loaded = mlxc.load(path)
+    np.testing.assert_array_equal(as_tuple(loaded(x, w))[0], out[0])

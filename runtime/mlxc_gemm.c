@@ -1,15 +1,28 @@
 /* f32 matrix products that generated code calls instead of compiling its own: see
  * mlxc_gemm.h for why and for the contract.
  *
- * The classic blocked product: a KC x NC block of B is packed into 64-column panels
- * (contiguous, so the kernel reads it as a stream and the prefetcher keeps up, where
- * B's rows are 4 KiB apart in a 1024-wide matrix), then for each MC x KC block of A,
- * packed into 6-row panels, a 6x64 register tile of C (24 of the 32 AVX-512
- * registers) accumulates a whole KC-long reduction before it is added into C. Both
- * packings read A and B through their strides, so transposed operands cost nothing.
+ * A blocked product tuned for the small and mid-size products of real programs (tens
+ * to a few hundred rows, data already in L1/L2) as much as for large ones:
  *
- * Threads take tasks of (batch, column block, row chunk) from mlxc's pool through the
- * same OpenMP entry points generated code uses; each task packs its own B block.
+ * - B is packed, a KC x NC block at a time, into panels of up to 64 columns read as one
+ *   contiguous stream (B's own rows, 1-4 KiB apart in wide matrices, fall into a few L1
+ *   sets and evict each other: reading B in place ran 2.3x slower). Copying a row of a
+ *   panel costs a few cycles against the 2*M cycles of multiply-adds that use it.
+ * - A is read in place when its rows are contiguous: a 6-row micro-panel stays in L1
+ *   while it meets every B panel, so packing it (a 6-way transpose, element by element)
+ *   bought nothing and cost as much as the arithmetic on 64-column products. Other
+ *   layouts (a transposed A) pack one micro-panel at a time into a local buffer.
+ * - A 6 x 64 register tile of C (24 of the 32 AVX-512 registers) accumulates a KC-deep
+ *   reduction, then is stored or added to C. Edge tiles (fewer rows, 16-48 columns) have
+ *   their own instances: A is not padded, so a tile must not read rows past the end, and
+ *   a narrow panel should not pay for 64 columns.
+ *
+ * Threads take tasks of (batch, column chunk, row chunk) from mlxc's pool through the
+ * same OpenMP entry points generated code uses. Columns are split first: each task then
+ * packs a disjoint part of B and nothing is done twice; rows are split only when there
+ * are too few column panels, and then each such task packs its (narrow) B again. Every
+ * element of C gets the same sums in the same order whatever the split, so one thread
+ * and several give the same bits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +32,27 @@
 #define MR 6
 #define NR 64
 #define KC 256
-#define MC 96
 #define NC 512
-/* Below this many multiply-adds a product runs on its caller alone (waking a worker
- * costs a few microseconds). */
-#define THREADED_WORK (1 << 20)
+/* Below this many multiply-adds a product runs on its caller alone: waking a worker
+ * and splitting B cost more than the second core saves. */
+#define THREADED_WORK (1 << 19)
+/* Rows a task takes at least when rows are split (each such task packs B again). */
+#define MIN_CHUNK_ROWS (4 * MR)
+
+/* C (rows x nr, rows ldc apart) = or += A (rows x kc, element (r, kk) at
+ * a[r * ars + kk * acs]) times a packed B panel (kc rows of round_up(nr, 16) values). */
+typedef void (*tile_fn)(int64_t kc, const float *a, int64_t ars, int64_t acs, const float *pb,
+                        float *c, int64_t ldc, int nr, int overwrite);
+
+/* rows of nr contiguous floats, src_stride apart, to rows of w (a multiple of 16) at dst,
+ * zero-padded. */
+typedef void (*copy_fn)(float *dst, const float *src, int64_t rows, int64_t src_stride, int nr,
+                        int w);
+
+typedef struct {
+  tile_fn tiles[MR][4]; /* [rows - 1][vectors - 1] */
+  copy_fn copy_rows;
+} kernels;
 
 typedef struct {
   int64_t batch, m, n, k;
@@ -31,188 +60,248 @@ typedef struct {
   float *c;
   int64_t a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs, c_cs;
   int accumulate;
-  int64_t col_width, col_blocks, row_chunks, chunk_rows;
+  int64_t kc;                     /* depth of a K block (K split into equal blocks) */
+  int64_t col_width, col_chunks;  /* a task's columns: a multiple of NR */
+  int64_t row_height, row_chunks; /* a task's rows: a multiple of MR */
+  const kernels *kern;
 } gemm_args;
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* ---- packing (plain C: it moves memory, the compiler vectorizes the copies) ---- */
 
-/* rows x cols of A from (r0, k0) into panels of MR rows: panel p holds, for each k,
- * MR consecutive values; rows past the end are zeros. */
-static void pack_a(const gemm_args *g, const float *a, int64_t r0, int64_t rows, int64_t k0,
-                   int64_t cols, float *out) {
-  for (int64_t p = 0; p < rows; p += MR) {
-    int64_t mr = rows - p < MR ? rows - p : MR;
-    const float *src = a + (r0 + p) * g->a_rs + k0 * g->a_cs;
-    for (int64_t kk = 0; kk < cols; ++kk) {
-      const float *s = src + kk * g->a_cs;
-      int64_t r = 0;
-      for (; r < mr; ++r)
-        out[r] = s[r * g->a_rs];
-      for (; r < MR; ++r)
-        out[r] = 0.0f;
-      out += MR;
-    }
-  }
-}
-
-/* rows (k) x cols (n) of B from (k0, c0) into panels of NR columns, zero-padded. */
+/* rows (k) x cols (n) of B from (k0, c0) into panels of NR columns, panel p at
+ * out + p * rows, each round_up(width, 16) wide with zeros past the last column. */
 static void pack_b(const gemm_args *g, const float *b, int64_t k0, int64_t rows, int64_t c0,
                    int64_t cols, float *out) {
   for (int64_t p = 0; p < cols; p += NR) {
-    int64_t nr = cols - p < NR ? cols - p : NR;
+    int64_t nr = min64(NR, cols - p), w = ceil_div(nr, 16) * 16;
     const float *src = b + k0 * g->b_rs + (c0 + p) * g->b_cs;
-    for (int64_t kk = 0; kk < rows; ++kk) {
-      const float *s = src + kk * g->b_rs;
-      if (g->b_cs == 1 && nr == NR) {
-        memcpy(out, s, NR * sizeof(float));
-      } else {
-        int64_t j = 0;
-        for (; j < nr; ++j)
-          out[j] = s[j * g->b_cs];
-        for (; j < NR; ++j)
-          out[j] = 0.0f;
-      }
-      out += NR;
+    float *dst = out + p * rows;
+    if (g->b_cs == 1) {
+      g->kern->copy_rows(dst, src, rows, g->b_rs, (int)nr, (int)w);
+      continue;
     }
+    /* Columns are strided (a transposed B): 8 columns at a time, down the whole depth,
+     * so 8 source streams are open at once whatever B's stride. */
+    for (int64_t j0 = 0; j0 < nr; j0 += 8) {
+      int64_t jn = min64(8, nr - j0);
+      for (int64_t kk = 0; kk < rows; ++kk) {
+        const float *s = src + kk * g->b_rs + j0 * g->b_cs;
+        for (int64_t j = 0; j < jn; ++j)
+          dst[kk * w + j0 + j] = s[j * g->b_cs];
+      }
+    }
+    for (int64_t kk = 0; kk < rows; ++kk)
+      for (int64_t j = nr; j < w; ++j)
+        dst[kk * w + j] = 0.0f;
   }
 }
 
-/* ---- the register tile ---- */
+/* rows (<= MR) x depth of A from (r0, k0): out[kk * MR + r]. */
+static void pack_a(const gemm_args *g, const float *a, int64_t r0, int64_t rows, int64_t k0,
+                   int64_t depth, float *out) {
+  const float *src = a + r0 * g->a_rs + k0 * g->a_cs;
+  for (int64_t kk = 0; kk < depth; ++kk)
+    for (int64_t r = 0; r < rows; ++r)
+      out[kk * MR + r] = src[kk * g->a_cs + r * g->a_rs];
+}
+
+static void copy_rows_portable(float *dst, const float *src, int64_t rows, int64_t src_stride,
+                               int nr, int w) {
+  for (int64_t kk = 0; kk < rows; ++kk) {
+    memcpy(dst + kk * w, src + kk * src_stride, (size_t)nr * sizeof(float));
+    for (int j = nr; j < w; ++j)
+      dst[kk * w + j] = 0.0f;
+  }
+}
+
+/* ---- the register tiles ---- */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define HAVE_AVX512_KERNEL 1
+#define AVX512 __attribute__((target("avx512f")))
 
-/* C (mr x nr, rows ldc apart) += or = (overwrite) the product of a packed A panel and a
- * packed B panel over kc. */
-__attribute__((target("avx512f"))) static void tile_avx512(int64_t kc, const float *pa,
-                                                            const float *pb, float *c,
-                                                            int64_t ldc, int mr, int nr,
-                                                            int overwrite) {
+/* The tile of `rows` rows and `nv` vectors of 16 columns (both constants where it is
+ * inlined, so the accumulators stay in registers). */
+static inline __attribute__((always_inline)) AVX512 void
+tile_avx512(const int rows, const int nv, int64_t kc, const float *a, int64_t ars, int64_t acs,
+            const float *pb, float *c, int64_t ldc, int nr, int overwrite) {
   __m512 acc[MR][4];
 #pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r)
+  for (int r = 0; r < rows; ++r)
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < nv; ++j)
       acc[r][j] = _mm512_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
-    __m512 b0 = _mm512_load_ps(pb), b1 = _mm512_load_ps(pb + 16);
-    __m512 b2 = _mm512_load_ps(pb + 32), b3 = _mm512_load_ps(pb + 48);
-#pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r) {
-      __m512 av = _mm512_set1_ps(pa[r]);
-      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
-      acc[r][2] = _mm512_fmadd_ps(av, b2, acc[r][2]);
-      acc[r][3] = _mm512_fmadd_ps(av, b3, acc[r][3]);
-    }
-    pa += MR;
-    pb += NR;
-  }
-  if (mr == MR && nr == NR) {
-    if (overwrite) {
-#pragma GCC unroll 6
-      for (int r = 0; r < MR; ++r)
+    __m512 bv[4];
 #pragma GCC unroll 4
-        for (int j = 0; j < 4; ++j)
-          _mm512_storeu_ps(c + r * ldc + 16 * j, acc[r][j]);
-      return;
-    }
+    for (int j = 0; j < nv; ++j)
+      bv[j] = _mm512_load_ps(pb + 16 * j);
 #pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r)
+    for (int r = 0; r < rows; ++r) {
+      __m512 av = _mm512_set1_ps(a[r * ars]);
 #pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        float *p = c + r * ldc + 16 * j;
-        _mm512_storeu_ps(p, _mm512_add_ps(_mm512_loadu_ps(p), acc[r][j]));
-      }
-    return;
+      for (int j = 0; j < nv; ++j)
+        acc[r][j] = _mm512_fmadd_ps(av, bv[j], acc[r][j]);
+    }
+    a += acs;
+    pb += 16 * nv;
   }
-  for (int r = 0; r < mr; ++r)
-    for (int j = 0; j < 4; ++j) {
-      int left = nr - 16 * j;
-      if (left <= 0)
-        break;
-      __mmask16 mask = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+  int left = nr - 16 * (nv - 1);
+  __mmask16 last = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+#pragma GCC unroll 6
+  for (int r = 0; r < rows; ++r)
+#pragma GCC unroll 4
+    for (int j = 0; j < nv; ++j) {
       float *p = c + r * ldc + 16 * j;
-      __m512 v = overwrite ? acc[r][j] : _mm512_add_ps(_mm512_maskz_loadu_ps(mask, p), acc[r][j]);
-      _mm512_mask_storeu_ps(p, mask, v);
+      if (j < nv - 1 || left >= 16) {
+        _mm512_storeu_ps(p, overwrite ? acc[r][j] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][j]));
+      } else {
+        __m512 v = overwrite ? acc[r][j]
+                             : _mm512_add_ps(_mm512_maskz_loadu_ps(last, p), acc[r][j]);
+        _mm512_mask_storeu_ps(p, last, v);
+      }
     }
 }
 
+#define AVX512_TILE(R, V)                                                                     \
+  static AVX512 void tile_avx512_##R##_##V(int64_t kc, const float *a, int64_t ars,          \
+                                           int64_t acs, const float *pb, float *c,           \
+                                           int64_t ldc, int nr, int overwrite) {             \
+    tile_avx512(R, V, kc, a, ars, acs, pb, c, ldc, nr, overwrite);                          \
+  }
+#define AVX512_ROW(R) AVX512_TILE(R, 1) AVX512_TILE(R, 2) AVX512_TILE(R, 3) AVX512_TILE(R, 4)
+AVX512_ROW(1)
+AVX512_ROW(2)
+AVX512_ROW(3)
+AVX512_ROW(4)
+AVX512_ROW(5)
+AVX512_ROW(6)
+
+/* A generic memcpy of a variable length, row by row, is several times slower. */
+static AVX512 void copy_rows_avx512(float *dst, const float *src, int64_t rows,
+                                    int64_t src_stride, int nr, int w) {
+  if (nr == NR) {
+    for (int64_t kk = 0; kk < rows; ++kk, dst += NR, src += src_stride) {
+      __m512 v0 = _mm512_loadu_ps(src), v1 = _mm512_loadu_ps(src + 16);
+      __m512 v2 = _mm512_loadu_ps(src + 32), v3 = _mm512_loadu_ps(src + 48);
+      _mm512_store_ps(dst, v0);
+      _mm512_store_ps(dst + 16, v1);
+      _mm512_store_ps(dst + 32, v2);
+      _mm512_store_ps(dst + 48, v3);
+    }
+    return;
+  }
+  for (int64_t kk = 0; kk < rows; ++kk, dst += w, src += src_stride)
+    for (int j = 0; j < w; j += 16) {
+      int left = nr - j;
+      __mmask16 mask = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+      _mm512_store_ps(dst + j, _mm512_maskz_loadu_ps(mask, src + j));
+    }
+}
+
+#define AVX512_ENTRY(R)                                                                       \
+  {tile_avx512_##R##_1, tile_avx512_##R##_2, tile_avx512_##R##_3, tile_avx512_##R##_4}
+static const kernels avx512_kernels = {{AVX512_ENTRY(1), AVX512_ENTRY(2), AVX512_ENTRY(3),
+                                        AVX512_ENTRY(4), AVX512_ENTRY(5), AVX512_ENTRY(6)},
+                                       copy_rows_avx512};
 #endif
 
-/* Any CPU: the same tile, left to the C compiler. */
-static void tile_portable(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
-                          int mr, int nr, int overwrite) {
+/* Any CPU: one tile for every shape, left to the C compiler. */
+static void tile_portable(int64_t kc, const float *a, int64_t ars, int64_t acs, const float *pb,
+                          float *c, int64_t ldc, int rows, int nr, int overwrite) {
+  int w = (nr + 15) / 16 * 16;
   float acc[MR][NR];
   memset(acc, 0, sizeof acc);
   for (int64_t kk = 0; kk < kc; ++kk) {
-    for (int r = 0; r < MR; ++r)
-      for (int j = 0; j < NR; ++j)
-        acc[r][j] += pa[r] * pb[j];
-    pa += MR;
-    pb += NR;
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < w; ++j)
+        acc[r][j] += a[r * ars] * pb[j];
+    a += acs;
+    pb += w;
   }
-  for (int r = 0; r < mr; ++r)
+  for (int r = 0; r < rows; ++r)
     for (int j = 0; j < nr; ++j)
       c[r * ldc + j] = overwrite ? acc[r][j] : c[r * ldc + j] + acc[r][j];
 }
 
-typedef void (*tile_fn)(int64_t, const float *, const float *, float *, int64_t, int, int, int);
+#define PORTABLE_TILE(R)                                                                      \
+  static void tile_portable_##R(int64_t kc, const float *a, int64_t ars, int64_t acs,        \
+                                const float *pb, float *c, int64_t ldc, int nr,              \
+                                int overwrite) {                                             \
+    tile_portable(kc, a, ars, acs, pb, c, ldc, R, nr, overwrite);                            \
+  }
+PORTABLE_TILE(1)
+PORTABLE_TILE(2)
+PORTABLE_TILE(3)
+PORTABLE_TILE(4)
+PORTABLE_TILE(5)
+PORTABLE_TILE(6)
+#define PORTABLE_ENTRY(R) {tile_portable_##R, tile_portable_##R, tile_portable_##R, tile_portable_##R}
+static const kernels portable_kernels = {{PORTABLE_ENTRY(1), PORTABLE_ENTRY(2), PORTABLE_ENTRY(3),
+                                          PORTABLE_ENTRY(4), PORTABLE_ENTRY(5), PORTABLE_ENTRY(6)},
+                                         copy_rows_portable};
 
-static tile_fn choose_tile(void) {
+static const kernels *choose_kernels(void) {
 #ifdef HAVE_AVX512_KERNEL
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f"))
-    return tile_avx512;
+    return &avx512_kernels;
 #endif
-  return tile_portable;
+  return &portable_kernels;
 }
 
 /* ---- tasks ---- */
 
-/* Per thread, reused across calls: a packed block of A and one of B. */
-static _Thread_local float *packed_a, *packed_b;
+/* Per thread, reused across calls: a packed block of B. */
+static _Thread_local float *packed_b;
 
-static int ensure_buffers(void) {
-  if (!packed_a)
-    packed_a = aligned_alloc(64, (size_t)MC * KC * sizeof(float));
+static int ensure_buffer(void) {
   if (!packed_b)
     packed_b = aligned_alloc(64, (size_t)KC * NC * sizeof(float));
-  return packed_a && packed_b;
+  return packed_b != NULL;
 }
 
-static void run_task(const gemm_args *g, tile_fn tile, int64_t task) {
-  int64_t chunk = task % g->row_chunks;
-  int64_t rest = task / g->row_chunks;
-  int64_t jb = rest % g->col_blocks, bi = rest / g->col_blocks;
-  int64_t c0 = jb * g->col_width, cols = g->n - c0 < g->col_width ? g->n - c0 : g->col_width;
-  int64_t r_begin = chunk * g->chunk_rows;
-  int64_t r_end = r_begin + g->chunk_rows < g->m ? r_begin + g->chunk_rows : g->m;
+static void run_task(const gemm_args *g, int64_t task) {
+  int64_t rc = task % g->row_chunks, rest = task / g->row_chunks;
+  int64_t cc = rest % g->col_chunks, bi = rest / g->col_chunks;
+  int64_t r_begin = rc * g->row_height, r_end = min64(g->m, r_begin + g->row_height);
+  int64_t c_begin = cc * g->col_width, c_end = min64(g->n, c_begin + g->col_width);
   const float *a = g->a + bi * g->a_bs, *b = g->b + bi * g->b_bs;
   float *c = g->c + bi * g->c_bs;
-  for (int64_t k0 = 0; k0 < g->k; k0 += KC) {
-    int64_t kc = g->k - k0 < KC ? g->k - k0 : KC;
-    pack_b(g, b, k0, kc, c0, cols, packed_b);
-    for (int64_t r0 = r_begin; r0 < r_end; r0 += MC) {
-      int64_t rows = r_end - r0 < MC ? r_end - r0 : MC;
-      pack_a(g, a, r0, rows, k0, kc, packed_a);
-      for (int64_t p = 0; p < cols; p += NR) {
-        int nr = (int)(cols - p < NR ? cols - p : NR);
-        const float *pb = packed_b + (p / NR) * kc * NR;
-        for (int64_t q = 0; q < rows; q += MR) {
-          int mr = (int)(rows - q < MR ? rows - q : MR);
-          const float *pa = packed_a + (q / MR) * kc * MR;
-          int overwrite = k0 == 0 && !g->accumulate;
+  float *packed = packed_b;
+  _Alignas(64) float a_panel[MR * KC];
+  for (int64_t jc = c_begin; jc < c_end; jc += NC) {
+    int64_t cols = min64(NC, c_end - jc);
+    for (int64_t k0 = 0; k0 < g->k; k0 += g->kc) {
+      int64_t kc = min64(g->kc, g->k - k0);
+      int overwrite = k0 == 0 && !g->accumulate;
+      pack_b(g, b, k0, kc, jc, cols, packed);
+      for (int64_t i = r_begin; i < r_end; i += MR) {
+        int rows = (int)min64(MR, r_end - i);
+        const float *pa = a + i * g->a_rs + k0 * g->a_cs;
+        int64_t ars = g->a_rs, acs = g->a_cs;
+        if (acs != 1) {
+          pack_a(g, a, i, rows, k0, kc, a_panel);
+          pa = a_panel, ars = 1, acs = MR;
+        }
+        const tile_fn *by_width = g->kern->tiles[rows - 1];
+        for (int64_t p = 0; p < cols; p += NR) {
+          int nr = (int)min64(NR, cols - p);
+          tile_fn tile = by_width[(nr + 15) / 16 - 1];
+          const float *pb = packed + p * kc;
           if (g->c_cs == 1) {
-            tile(kc, pa, pb, c + (r0 + q) * g->c_rs + c0 + p, g->c_rs, mr, nr, overwrite);
+            tile(kc, pa, ars, acs, pb, c + i * g->c_rs + jc + p, g->c_rs, nr, overwrite);
             continue;
           }
           /* C's rows are not contiguous (a transposed result): through a local tile. */
           float local[MR * NR];
-          tile(kc, pa, pb, local, NR, mr, nr, 1);
-          float *out = c + (r0 + q) * g->c_rs + (c0 + p) * g->c_cs;
-          for (int r = 0; r < mr; ++r)
+          tile(kc, pa, ars, acs, pb, local, NR, nr, 1);
+          float *out = c + i * g->c_rs + (jc + p) * g->c_cs;
+          for (int r = 0; r < rows; ++r)
             for (int j = 0; j < nr; ++j) {
               float *e = out + r * g->c_rs + j * g->c_cs;
               *e = overwrite ? local[r * NR + j] : *e + local[r * NR + j];
@@ -236,22 +325,21 @@ void __kmpc_for_static_init_8(ident_t *loc, int32_t gtid, int32_t sched, int32_t
 
 typedef struct {
   const gemm_args *g;
-  tile_fn tile;
   int64_t tasks;
 } region_args;
 
 static void region(int32_t *gtid, int32_t *btid, region_args *r) {
   (void)btid;
-  if (!ensure_buffers())
-    return; /* a worker without buffers leaves its tasks to the caller, which has them */
+  if (!ensure_buffer())
+    return; /* a worker without a buffer leaves its tasks to the caller, which has one */
   int32_t last = 0;
   int64_t lower = 0, upper = r->tasks - 1, stride = 1;
   __kmpc_for_static_init_8(NULL, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
   for (int64_t t = lower; t <= upper; ++t)
-    run_task(r->g, r->tile, t);
+    run_task(r->g, t);
 }
 
-/* Without memory for the packing buffers: the plain triple loop. */
+/* Without memory for the packing buffer: the plain triple loop. */
 static void unpacked(const gemm_args *g) {
   for (int64_t bi = 0; bi < g->batch; ++bi)
     for (int64_t i = 0; i < g->m; ++i)
@@ -266,17 +354,36 @@ static void unpacked(const gemm_args *g) {
       }
 }
 
+/* How the product splits into tasks for `threads` threads (1: one task per batch entry
+ * and column block). */
+static void split(gemm_args *g, int threads) {
+  int64_t panels = ceil_div(g->n, NR), row_panels = ceil_div(g->m, MR);
+  int64_t col_chunks = ceil_div(g->n, NC), row_chunks = 1;
+  if (threads > 1) {
+    /* Twice as many tasks as threads: a worker the OS runs late leaves less behind. */
+    int64_t want = ceil_div(2 * (int64_t)threads, g->batch);
+    if (col_chunks < want)
+      col_chunks = min64(want, panels);
+    if (col_chunks < want)
+      row_chunks = min64(ceil_div(want, col_chunks),
+                         row_panels * MR >= 2 * MIN_CHUNK_ROWS ? row_panels * MR / MIN_CHUNK_ROWS
+                                                               : 1);
+  }
+  g->col_width = ceil_div(panels, col_chunks) * NR;
+  g->col_chunks = ceil_div(g->n, g->col_width);
+  g->row_height = ceil_div(row_panels, row_chunks) * MR;
+  g->row_chunks = ceil_div(g->m, g->row_height);
+}
+
 MLXC_EXPORT void mlxc_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
                             int64_t a_bs, int64_t a_rs, int64_t a_cs, const float *b,
                             int64_t b_bs, int64_t b_rs, int64_t b_cs, float *c, int64_t c_bs,
                             int64_t c_rs, int64_t c_cs, int32_t threads, int32_t accumulate) {
-  static tile_fn tile;
-  if (!tile)
-    tile = choose_tile();
+  static const kernels *kern;
+  if (!kern)
+    kern = choose_kernels();
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  gemm_args g = {batch, m, n, k, a, b, c, a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs, c_cs,
-                 accumulate, NC, (n + NC - 1) / NC, 1, m};
   if (k <= 0) {
     if (!accumulate)
       for (int64_t bi = 0; bi < batch; ++bi)
@@ -285,38 +392,20 @@ MLXC_EXPORT void mlxc_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, cons
             c[bi * c_bs + i * c_rs + j * c_cs] = 0.0f;
     return;
   }
-  double work = (double)batch * m * n * k;
-  if (threads < 1 || work < THREADED_WORK)
-    threads = 1;
-  /* Enough tasks for every thread twice over, when the batch and column blocks alone
-   * are too few: narrower column blocks for a product of few rows (each task packs
-   * only its part of B), else chunks of rows (a whole number of MR-row panels; each
-   * task packs the same B block, paid back over many rows). */
-  int64_t outer = batch * g.col_blocks;
-  if (threads > 1 && outer < 2 * threads && m < 2 * MC && n > NR) {
-    int64_t want = (2 * threads + batch - 1) / batch;
-    int64_t width = (n + want - 1) / want;
-    g.col_width = (width + NR - 1) / NR * NR;
-    g.col_blocks = (n + g.col_width - 1) / g.col_width;
-    outer = batch * g.col_blocks;
-  }
-  if (threads > 1 && outer < 2 * threads) {
-    int64_t want = (2 * threads + outer - 1) / outer;
-    int64_t panels = (m + MR - 1) / MR;
-    if (want > panels)
-      want = panels;
-    int64_t per = (panels + want - 1) / want;
-    g.chunk_rows = per * MR;
-    g.row_chunks = (m + g.chunk_rows - 1) / g.chunk_rows;
-  }
-  if (!ensure_buffers()) {
+  gemm_args g = {batch, m, n, k, a, b, c, a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs, c_cs,
+                 accumulate, ceil_div(k, ceil_div(k, KC)), 0, 0, 0, 0, kern};
+  if (!ensure_buffer()) {
     unpacked(&g);
     return;
   }
-  region_args r = {&g, tile, outer * g.row_chunks};
-  if (threads == 1) {
+  double work = (double)batch * m * n * k;
+  if (threads < 1 || work < THREADED_WORK)
+    threads = 1;
+  split(&g, threads);
+  region_args r = {&g, batch * g.col_chunks * g.row_chunks};
+  if (threads == 1 || r.tasks == 1) {
     for (int64_t t = 0; t < r.tasks; ++t)
-      run_task(&g, tile, t);
+      run_task(&g, t);
     return;
   }
   __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);

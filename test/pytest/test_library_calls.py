@@ -2,9 +2,13 @@
 (runtime/mlxc_gemm.c, targets/cpu/library_calls.py): results against JAX on shapes
 around the kernel's blockings (6-row and 64-column tiles, 256-deep and 512-wide
 blocks), transposed and broadcast operands, batches, the JIT and a saved artifact;
-which products take the call and which keep their generated code."""
+which products take the call and which keep their generated code. The kernel itself,
+called directly, against numpy: every edge tile (1-6 rows, 1-64 columns), A read in
+place or packed, B packed from either layout, split K, threads, accumulation."""
 
 from __future__ import annotations
+
+import ctypes
 
 import jax
 import jax.numpy as jnp
@@ -13,6 +17,7 @@ import pytest
 
 import mlxc
 from helpers import as_tuple, export_program, normwise_error
+from mlxc.runtime import native
 from mlxc.targets.cpu import library_calls
 
 
@@ -123,3 +128,115 @@ def test_saved_artifact_calls_its_own_kernel(tmp_path, small_products_too):
     exe.save(path)
     loaded = mlxc.load(path)
     np.testing.assert_array_equal(as_tuple(loaded(a, b))[0], out[0])
+
+
+# ---- the kernel called directly ----
+
+def _sgemm():
+    f = native.load().mlxc_sgemm
+    f.argtypes = [ctypes.c_int64] * 4 + ([ctypes.c_void_p] + [ctypes.c_int64] * 3) * 3 + \
+        [ctypes.c_int32] * 2
+    f.restype = None
+    return f
+
+
+def _pool_runs() -> int:
+    counts = (ctypes.c_int64 * 2)()
+    native.load().mlxc_parallel_stats(counts)
+    return counts[0]
+
+
+def _call(a, b, c, threads: int, accumulate: bool) -> None:
+    """C (+)= A @ B on 3-D views (batch, rows, columns) of any element strides."""
+    def arg(x):
+        return [x.ctypes.data] + [s // 4 for s in x.strides]
+    batch, m, k = a.shape
+    _sgemm()(batch, m, b.shape[2], k, *arg(a), *arg(b), *arg(c), threads, int(accumulate))
+
+
+def _operand(rng, batch, rows, cols, transposed: bool, broadcast: bool = False):
+    """A (batch, rows, cols) view: row-major, or the transpose of a row-major array, or
+    one matrix broadcast over the batch (stride 0)."""
+    n = 1 if broadcast else batch
+    x = _f(rng, n, cols, rows).transpose(0, 2, 1) if transposed else _f(rng, n, rows, cols)
+    return np.broadcast_to(x, (batch, rows, cols)) if broadcast else x
+
+
+def _product(a, b):
+    return np.einsum("bik,bkj->bij", a.astype(np.float64), b.astype(np.float64))
+
+
+def _close(out, ref, k):
+    tol = 1e-6 * max(1, k) ** 0.5
+    assert np.abs(out - ref).max() <= tol * max(1.0, np.abs(ref).max()), np.abs(out - ref).max()
+
+
+# Rows 1-7 and 13 reach every tile height (6 and the 1-5 row edges); columns reach every
+# width of 1-4 vectors with and without a masked tail, and a second 512-column block;
+# depths split into one, two and three equal K blocks.
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 6, 7, 13])
+@pytest.mark.parametrize("n,k", [(1, 9), (15, 300), (16, 1), (33, 64), (64, 257), (65, 40),
+                                 (130, 513), (577, 20)])
+def test_kernel_edge_tiles(m, n, k):
+    rng = np.random.default_rng(m * 1000 + n * 7 + k)
+    a, b = _operand(rng, 1, m, k, False), _operand(rng, 1, k, n, False)
+    # C inside a wider buffer: the columns past n (and the rows' padding) stay untouched.
+    buf = np.full((1, m, n + 21), 7.0, np.float32)
+    c = buf[:, :, 3:n + 3]
+    _call(a, b, c, threads=1, accumulate=False)
+    _close(c, _product(a, b), k)
+    assert (buf[:, :, :3] == 7).all() and (buf[:, :, n + 3:] == 7).all()
+
+
+@pytest.mark.parametrize("ta,tb,tc", [(False, False, False), (True, False, False),
+                                      (False, True, False), (True, True, True),
+                                      (False, False, True)])
+def test_kernel_layouts(ta, tb, tc):
+    # A read in place (rows contiguous) or packed (transposed), B packed from either
+    # layout, C written through a local tile when its rows are not contiguous.
+    rng = np.random.default_rng(11)
+    for batch, m, n, k in [(3, 37, 70, 50), (2, 128, 64, 128), (1, 10, 512, 128),
+                           (1, 64, 256, 512)]:
+        a, b = _operand(rng, batch, m, k, ta), _operand(rng, batch, k, n, tb)
+        c = np.zeros((batch, n, m), np.float32).transpose(0, 2, 1) if tc else \
+            np.zeros((batch, m, n), np.float32)
+        copies = a.copy(), b.copy()
+        _call(a, b, c, threads=2, accumulate=False)
+        _close(c, _product(a, b), k)
+        np.testing.assert_array_equal(a, copies[0])
+        np.testing.assert_array_equal(b, copies[1])
+
+
+def test_kernel_accumulates_and_broadcasts():
+    rng = np.random.default_rng(12)
+    a, b = _operand(rng, 4, 50, 300, False), _operand(rng, 4, 300, 90, True, broadcast=True)
+    start = _f(rng, 4, 50, 90)
+    c = start.copy()
+    _call(a, b, c, threads=2, accumulate=True)
+    _close(c, start + _product(a, b), 300)
+
+
+@pytest.mark.parametrize("batch,m,n,k,ta", [(1, 64, 512, 256, False), (4, 128, 64, 128, False),
+                                            (1, 1030, 130, 70, False), (2, 256, 512, 128, True),
+                                            (1, 13, 1100, 600, True)])
+def test_kernel_threads_give_the_same_bits(batch, m, n, k, ta):
+    # Two threads split columns (or rows, for narrow products) into tasks; each element
+    # of C gets the same sums in the same order as on one thread.
+    rng = np.random.default_rng(m + n + k)
+    a, b = _operand(rng, batch, m, k, ta), _operand(rng, batch, k, n, False)
+    one, two = (np.empty((batch, m, n), np.float32) for _ in range(2))
+    _call(a, b, one, threads=1, accumulate=False)
+    before = _pool_runs()
+    _call(a, b, two, threads=2, accumulate=False)
+    assert _pool_runs() > before, "the product did not run on the pool"
+    np.testing.assert_array_equal(one, two)
+    _close(one, _product(a, b), k)
+
+
+def test_kernel_empty_and_zero_depth():
+    c = np.full((2, 3, 5), 4.0, np.float32)
+    a, b = np.zeros((2, 3, 0), np.float32), np.zeros((2, 0, 5), np.float32)
+    _call(a, b, c, threads=2, accumulate=True)   # adding nothing
+    assert (c == 4).all()
+    _call(a, b, c, threads=2, accumulate=False)  # overwriting with empty sums
+    assert (c == 0).all()

@@ -64,6 +64,8 @@ REGISTRY: dict[str, str] = {
     "mlxc-fuse-row-loops": "mlxc.passes.fuse_row_loops",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",
+    "mlxc-rolled-loops": "mlxc.passes.rolled_loops",
+    "mlxc-loop-annotations": "mlxc.passes.loop_annotations",
     "mlxc-library-convs": "mlxc.passes.library_convs",
     # The cuda target's passes live with the target.
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",

@@ -145,6 +145,10 @@ def lower_stage():
         mlir_pass("expand-strided-metadata",
                   "subview/reshape metadata as plain arithmetic (emits affine.apply)"),
         mlir_pass("lower-affine", "affine loops and maps to scf and arith"),
+        Pass("mlxc-rolled-loops", (), (),
+             "LLVM is asked not to unroll the loops without loop-carried values (the "
+             "schedules unrolled what pays; LLVM unrolling the rest cost compile time)",
+             only_with("scf.for")),
         mlir_pass("convert-scf-to-cf", "structured control flow to branches"),
         Pass("mlxc-complex-mul-fma", (), (),
              "complex products with XLA's fused multiply-adds; before the lowering below",
@@ -213,6 +217,10 @@ def llvm_stage():
                   "functions; the entry takes one bare pointer per buffer",
                   use_bare_ptr_memref_call_conv=True),
         mlir_pass("reconcile-unrealized-casts", "remove the casts between the conversions"),
+        Pass("mlxc-loop-annotations", (), (),
+             "the loop hints convert-scf-to-cf put on back edges as llvm.br's own "
+             "loop_annotation, the one LLVM IR's llvm.loop metadata is made from",
+             only_with("cf.br")),
         *([Pass("mlxc-clone-into-parallel-regions", (), (),
                 "constants and memref descriptors recomputed inside each parallel region: "
                 "LLVM's outlining then passes only pointers, and folds sizes and strides",

@@ -441,3 +441,160 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
   __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);
   __kmpc_fork_call(NULL, 1, (microtask_t)region, &r);
 }
+
+/* ---- depthwise convolutions: one filter per channel ---- */
+
+/* Each output channel reads only its own input channel, so there is no reduction over
+ * channels to share: a pixel costs KH*KW multiply-adds per channel, and the kernel is
+ * bound by reading the input. Channels are the vector lanes (16 at a time) and 8
+ * pixels of a row share each filter vector; taps in the padding are skipped, rows of
+ * them per output row and columns at the row's ends (pixels there one at a time). */
+
+typedef struct {
+  const float *in, *filter;
+  float *out;
+  int64_t n, h, w, c, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl;
+} depthwise_args;
+
+#define DW_PIXELS 8
+
+/* 16 floats at any float's address (no function: a vector argument or result would
+ * change the ABI of the code built without AVX-512). */
+typedef float v16_unaligned __attribute__((vector_size(64), aligned(4), may_alias));
+#define load16(p) (*(const v16_unaligned *)(p))
+#define store16(p, v) (*(v16_unaligned *)(p) = (v))
+
+/* Output rows r0 .. r1 (flat over batch x height). */
+static inline __attribute__((always_inline)) void depthwise_rows(const depthwise_args *g,
+                                                                 int64_t r0, int64_t r1) {
+  const int64_t c = g->c, c16 = c / 16 * 16;
+  const int64_t x_lo = (g->pl + g->sw - 1) / g->sw;
+  const int64_t x_hi_num = g->w - 1 - (g->kw - 1) * g->dw + g->pl;
+  const int64_t x_hi = x_hi_num < 0 ? 0 : x_hi_num / g->sw + 1;
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t b = row / g->oh, y = row % g->oh, y0 = y * g->sh - g->pt;
+    const float *image = g->in + b * g->h * g->w * c;
+    float *out = g->out + row * g->ow * c;
+    /* The filter rows whose input row exists. */
+    int64_t i_lo = y0 >= 0 ? 0 : (-y0 + g->dh - 1) / g->dh;
+    int64_t i_hi = g->h - y0 <= 0 ? 0 : (g->h - y0 + g->dh - 1) / g->dh;
+    if (i_hi > g->kh)
+      i_hi = g->kh;
+    if (i_lo > i_hi)
+      i_lo = i_hi;
+    for (int64_t x = 0; x < g->ow;) {
+      const int64_t x0 = x * g->sw - g->pl;
+      if (x >= x_lo && x + DW_PIXELS <= x_hi) {
+        /* DW_PIXELS pixels whose taps all lie inside the row. */
+        for (int64_t c0 = 0; c0 < c16; c0 += 16) {
+          v16 acc[DW_PIXELS] = {{0}};
+          for (int64_t i = i_lo; i < i_hi; ++i) {
+            const float *src = image + ((y0 + i * g->dh) * g->w + x0) * c + c0;
+            const float *f = g->filter + i * g->kw * c + c0;
+            for (int64_t j = 0; j < g->kw; ++j) {
+              const v16 fv = load16(f + j * c);
+              const float *s = src + j * g->dw * c;
+#pragma GCC unroll 8
+              for (int p = 0; p < DW_PIXELS; ++p)
+                acc[p] += load16(s + p * g->sw * c) * fv;
+            }
+          }
+#pragma GCC unroll 8
+          for (int p = 0; p < DW_PIXELS; ++p)
+            store16(out + (x + p) * c + c0, acc[p]);
+        }
+        for (int64_t ch = c16; ch < c; ++ch)
+          for (int p = 0; p < DW_PIXELS; ++p) {
+            float sum = 0.0f;
+            for (int64_t i = i_lo; i < i_hi; ++i)
+              for (int64_t j = 0; j < g->kw; ++j)
+                sum += image[((y0 + i * g->dh) * g->w + x0 + p * g->sw + j * g->dw) * c + ch] *
+                       g->filter[(i * g->kw + j) * c + ch];
+            out[(x + p) * c + ch] = sum;
+          }
+        x += DW_PIXELS;
+        continue;
+      }
+      /* One pixel, skipping the columns in the padding. */
+      int64_t j_lo = x0 >= 0 ? 0 : (-x0 + g->dw - 1) / g->dw;
+      int64_t j_hi = g->w - x0 <= 0 ? 0 : (g->w - x0 + g->dw - 1) / g->dw;
+      if (j_hi > g->kw)
+        j_hi = g->kw;
+      if (j_lo > j_hi)
+        j_lo = j_hi;
+      for (int64_t c0 = 0; c0 < c16; c0 += 16) {
+        v16 acc = {0};
+        for (int64_t i = i_lo; i < i_hi; ++i)
+          for (int64_t j = j_lo; j < j_hi; ++j)
+            acc += load16(image + ((y0 + i * g->dh) * g->w + x0 + j * g->dw) * c + c0) *
+                   load16(g->filter + (i * g->kw + j) * c + c0);
+        store16(out + x * c + c0, acc);
+      }
+      for (int64_t ch = c16; ch < c; ++ch) {
+        float sum = 0.0f;
+        for (int64_t i = i_lo; i < i_hi; ++i)
+          for (int64_t j = j_lo; j < j_hi; ++j)
+            sum += image[((y0 + i * g->dh) * g->w + x0 + j * g->dw) * c + ch] *
+                   g->filter[(i * g->kw + j) * c + ch];
+        out[x * c + ch] = sum;
+      }
+      ++x;
+    }
+  }
+}
+
+#ifdef HAVE_AVX512_KERNEL
+__attribute__((target("avx512f,fma"))) static void depthwise_avx512(const depthwise_args *g,
+                                                                     int64_t r0, int64_t r1) {
+  depthwise_rows(g, r0, r1);
+}
+#endif
+
+static void depthwise_portable(const depthwise_args *g, int64_t r0, int64_t r1) {
+  depthwise_rows(g, r0, r1);
+}
+
+typedef void (*depthwise_fn)(const depthwise_args *, int64_t, int64_t);
+static depthwise_fn depthwise;
+
+typedef struct {
+  const depthwise_args *g;
+  int64_t rows;
+} depthwise_region_args;
+
+static void depthwise_region(int32_t *gtid, int32_t *btid, depthwise_region_args *r) {
+  (void)btid;
+  int32_t last = 0;
+  int64_t lower = 0, upper = r->rows - 1, stride = 1;
+  __kmpc_for_static_init_8(NULL, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
+  if (lower <= upper)
+    depthwise(r->g, lower, upper + 1);
+}
+
+MLXC_EXPORT void mlxc_sconv_depthwise(const float *in, const float *filter, float *out,
+                                      int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
+                                      int64_t kw, int64_t oh, int64_t ow, int64_t stride_h,
+                                      int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                                      int64_t pad_top, int64_t pad_left, int32_t threads) {
+  if (!depthwise) {
+    depthwise = depthwise_portable;
+#ifdef HAVE_AVX512_KERNEL
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+      depthwise = depthwise_avx512;
+#endif
+  }
+  const depthwise_args g = {in, filter, out, n, h, w, c, kh, kw, oh, ow,
+                            stride_h, stride_w, dil_h, dil_w, pad_top, pad_left};
+  depthwise_region_args r = {&g, n * oh};
+  if (r.rows <= 0 || ow <= 0 || c <= 0)
+    return;
+  if (threads < 1 || (double)r.rows * ow * c * kh * kw < THREADED_WORK || r.rows < 2)
+    threads = 1;
+  if (threads == 1) {
+    depthwise(&g, 0, r.rows);
+    return;
+  }
+  __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);
+  __kmpc_fork_call(NULL, 1, (microtask_t)depthwise_region, &r);
+}

@@ -32,6 +32,17 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
                             int64_t stride_w, int64_t dil_h, int64_t dil_w, int64_t pad_top,
                             int64_t pad_left, int32_t threads);
 
+/* The depthwise case (a feature group per channel, one filter channel each):
+ * out[b, y, x, ch] = sum over i < kh, j < kw of
+ *     in[b, y * stride_h + i * dil_h - pad_top, x * stride_w + j * dil_w - pad_left, ch]
+ *     * filter[i, j, ch],
+ * with `filter` kh x kw x c (HWC) and `out` n x oh x ow x c; otherwise as above. */
+MLXC_EXPORT void mlxc_sconv_depthwise(const float *in, const float *filter, float *out,
+                                      int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
+                                      int64_t kw, int64_t oh, int64_t ow, int64_t stride_h,
+                                      int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                                      int64_t pad_top, int64_t pad_left, int32_t threads);
+
 #ifdef __cplusplus
 }
 #endif

@@ -154,3 +154,38 @@ func.func @other_padding(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x2x4xf32>, %w3: 
       ins(%pc, %w3 : tensor<1x6x6x3xf32>, tensor<3x3x3x4xf32>) outs(%f2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c2, %c3 : tensor<1x6x6x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// A batch of one whose unit dimension was folded around the padding (collapse, pad,
+// expand, as mlxc-fold-unit-extent-dims leaves it), and a depthwise convolution
+// (HWC filter, its own callee, no output-channel argument): both read %arg0 in place,
+// and the reshapes and the pad go.
+// Depthwise arguments: n h w c, kh kw, oh ow, strides, dilations, low padding.
+// CHECK-LABEL: func.func @depthwise_batch_of_one
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-DAG: %[[X:.*]] = bufferization.to_buffer %arg0 read_only : tensor<1x7x12x19xf32> to memref<1x7x12x19xf32>
+// CHECK-DAG: %[[XP:.*]] = memref.reinterpret_cast %[[X]]
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
+// CHECK-DAG: %[[C12:.*]] = arith.constant 12 : index
+// CHECK-DAG: %[[C19:.*]] = arith.constant 19 : index
+// CHECK: call @mlxc_sconv_depthwise(%[[XP]], %{{.*}}, %{{.*}}, %[[C1]], %[[C7]], %[[C12]], %[[C19]], %[[C3]], %[[C3]], %[[C7]], %[[C12]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %{{.*}}) : (memref<f32>, memref<f32>, memref<f32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index, i32) -> ()
+// CHECK: func.func private @mlxc_sconv_depthwise(memref<f32>, memref<f32>, memref<f32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index, i32)
+func.func @depthwise_batch_of_one(%x: tensor<1x7x12x19xf32>, %w: tensor<3x3x19xf32>) -> tensor<1x7x12x19xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = tensor.collapse_shape %x [[0, 1], [2], [3]] : tensor<1x7x12x19xf32> into tensor<7x12x19xf32>
+  %p = tensor.pad %c low[1, 1, 0] high[1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %zero : f32
+  } : tensor<7x12x19xf32> to tensor<9x14x19xf32>
+  %e = tensor.expand_shape %p [[0, 1], [2], [3]] output_shape [1, 9, 14, 19] : tensor<9x14x19xf32> into tensor<1x9x14x19xf32>
+  %o = tensor.empty() : tensor<1x7x12x19xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%o : tensor<1x7x12x19xf32>) -> tensor<1x7x12x19xf32>
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%e, %w : tensor<1x9x14x19xf32>, tensor<3x3x19xf32>) outs(%f : tensor<1x7x12x19xf32>) -> tensor<1x7x12x19xf32>
+  return %r : tensor<1x7x12x19xf32>
+}

@@ -33,7 +33,7 @@ def _lowered(text, stop_after="bufferize", **settings) -> str:
 
 def _check(fn, *args, calls: int, rtol: float = 2e-6, x64: bool = False, **settings):
     text, _, ref = export_program(fn, *args, x64=x64)
-    assert _lowered(text, **settings).count("call @mlxc_sconv") == calls
+    assert _lowered(text, **settings).count("call @mlxc_sconv(") == calls
     copies = [a.copy() for a in args]
     with mlxc.settings.override(cache=False, **settings):
         exe = mlxc.compile(text)
@@ -73,6 +73,41 @@ def test_convolutions_match_jax(name):
     xs, ws, strides, padding, dilation = CASES[name]
     rng = np.random.default_rng(sum(xs) * 7 + sum(ws))
     _check(_conv(strides, padding, dilation), _f(rng, *xs), _f(rng, *ws, scale=0.3), calls=1)
+
+
+# Depthwise (feature_group_count = C): channels on and off the 16-lane vectors, rows
+# on and off the 8-pixel groups, taps in the padding on every side.
+DEPTHWISE = {
+    "same_3x3": ((2, 9, 21, 64), (3, 3), (1, 1), "SAME", (1, 1)),
+    "odd_channels": ((1, 7, 12, 19), (3, 3), (1, 1), "SAME", (1, 1)),
+    "strided": ((2, 16, 15, 32), (3, 3), (2, 2), "SAME", (1, 1)),
+    "dilated_valid": ((1, 12, 30, 16), (3, 2), (1, 1), "VALID", (2, 3)),
+    "wide_padding": ((1, 3, 4, 5), (5, 5), (1, 1), ((4, 3), (2, 4)), (1, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEPTHWISE))
+def test_depthwise_convolutions_match_jax(name):
+    xs, k, strides, padding, dilation = DEPTHWISE[name]
+    rng = np.random.default_rng(sum(xs) * 3 + sum(k))
+    x, w = _f(rng, *xs), _f(rng, *k, 1, xs[-1])
+    conv = lambda x, w: lax.conv_general_dilated(  # noqa: E731
+        x, w, strides, padding, rhs_dilation=dilation, dimension_numbers=NHWC,
+        feature_group_count=xs[-1])
+    exe, _ = _check(conv, x, w, calls=0)  # not mlxc_sconv: its own kernel
+    text = export_program(conv, x, w)[0]
+    assert _lowered(text).count("call @mlxc_sconv_depthwise(") == 1
+    if padding == "SAME":
+        assert exe.memory_stats()["temp_bytes"] == 0  # no padded copy
+
+
+def test_depthwise_one_dimensional():
+    rng = np.random.default_rng(11)
+    x, w = _f(rng, 2, 50, 24), _f(rng, 5, 1, 24)
+    conv = lambda x, w: lax.conv_general_dilated(  # noqa: E731
+        x, w, (1,), "SAME", dimension_numbers=("NWC", "WIO", "NWC"), feature_group_count=24)
+    _check(conv, x, w, calls=0)
+    assert _lowered(export_program(conv, x, w)[0]).count("call @mlxc_sconv_depthwise(") == 1
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID", [(2, 1)]])
@@ -138,6 +173,10 @@ def test_same_convolution_needs_no_temporary():
     text = export_program(_conv(), x, w)[0]
     # Nothing of the convolution is tiled or vectorized, or compiled through LLVM.
     assert "vector." not in _lowered(text, stop_after="lower")
+    # A batch of one, whose unit dimension mlxc-fold-unit-extent-dims folds around the
+    # padding (collapse, pad, expand): still read in place.
+    exe, _ = _check(_conv(), x[:1], w, calls=1)
+    assert exe.memory_stats()["temp_bytes"] == 0
 
 
 def test_gradients():
@@ -158,10 +197,10 @@ def test_what_keeps_generated_code():
     # Other element types.
     _check(_conv(), x.astype(np.float64), w.astype(np.float64), calls=0, rtol=1e-12,
            x64=True)
-    # Grouped (depthwise) convolutions: another kernel's work.
-    dw = lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME",  # noqa: E731
-                                               dimension_numbers=NHWC, feature_group_count=4)
-    _check(dw, x, _f(rng, 3, 3, 1, 4), calls=0)
+    # Groups of several channels (neither dense nor depthwise).
+    grouped = lambda x, w: lax.conv_general_dilated(  # noqa: E731
+        x, w, (1, 1), "SAME", dimension_numbers=NHWC, feature_group_count=2)
+    _check(grouped, x, _f(rng, 3, 3, 2, 8), calls=0)
     # Off: the generated convolution, tiled and vectorized.
     text = export_program(_conv(), x, w)[0]
     assert "mlxc_sconv" not in _lowered(text, stop_after="lower", library_calls=False)

@@ -176,7 +176,8 @@ def run(module) -> None:
     # Named ops without a schedule of their own (transpose, pooling, ...) become
     # linalg.generic, which the elementwise schedule tiles like any other.
     linalg_ops = _linalg_ops(module)
-    others = [op for op in linalg_ops if op.name not in schedules.NAMED]
+    others = [op for op in linalg_ops if op.name not in schedules.NAMED
+              and not library_calls.is_set_aside(op)]
     for op in others:
         _tag(op, -1)
     if others:

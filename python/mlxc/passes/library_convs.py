@@ -1,4 +1,5 @@
-"""mlxc-library-convs: f32 convolutions (on tensors) as calls to `mlxc_sconv`.
+"""mlxc-library-convs: f32 convolutions (on tensors) as calls to `mlxc_sconv` (or
+`mlxc_sconv_depthwise`).
 
 Which convolutions: targets/cpu/library_convs.py (and why). The rewrite runs on
 tensors, before bufferization, so that the zero padding in front of a convolution
@@ -24,6 +25,7 @@ from ..targets.cpu import library_convs
 from . import PythonPass
 
 CALLEE = "mlxc_sconv"
+DEPTHWISE_CALLEE = "mlxc_sconv_depthwise"
 
 
 def _scalar_memref():
@@ -53,15 +55,15 @@ def _read_only_buffer(tensor):
         operands=[tensor], attributes={"read_only": ir.UnitAttr.get()}).result
 
 
-def _declare(module) -> None:
-    if irutil.find_function(module, CALLEE) is not None:
+def _declare(module, callee: str, sizes: int) -> None:
+    if irutil.find_function(module, callee) is not None:
         return
     index = ir.IndexType.get()
-    inputs = [_scalar_memref()] * 3 + [index] * 15 + [ir.IntegerType.get_signless(32)]
+    inputs = [_scalar_memref()] * 3 + [index] * sizes + [ir.IntegerType.get_signless(32)]
     body = irutil.as_operation(module).regions[0].blocks[0]
     with ir.InsertionPoint(body), ir.Location.unknown():
         ir.Operation.create("func.func", regions=1, attributes={
-            "sym_name": ir.StringAttr.get(CALLEE),
+            "sym_name": ir.StringAttr.get(callee),
             "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
             "sym_visibility": ir.StringAttr.get("private")})
 
@@ -77,7 +79,8 @@ def _rewrite(op, conv: library_convs.Conv, threads: int) -> None:
             attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0]),
                         "alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64)}
         ).result
-        sizes = [conv.n, conv.h, conv.w, conv.c, conv.kh, conv.kw, conv.f, conv.oh, conv.ow,
+        sizes = [conv.n, conv.h, conv.w, conv.c, conv.kh, conv.kw,
+                 *([] if conv.depthwise else [conv.f]), conv.oh, conv.ow,
                  *conv.strides, *conv.dilations, *conv.low]
         i32 = ir.IntegerType.get_signless(32)
         count = ir.Operation.create("arith.constant", results=[i32],
@@ -88,14 +91,15 @@ def _rewrite(op, conv: library_convs.Conv, threads: int) -> None:
                 consts[size] = _index_const(size)
         args = [_first_element(source), _first_element(filter_), _first_element(out)] + \
             [consts[size] for size in sizes]
+        callee = DEPTHWISE_CALLEE if conv.depthwise else CALLEE
         ir.Operation.create("func.call", operands=args + [count.result],
-                            attributes={"callee": ir.FlatSymbolRefAttr.get(CALLEE)})
+                            attributes={"callee": ir.FlatSymbolRefAttr.get(callee)})
         result = ir.Operation.create(
             "bufferization.to_tensor", results=[result_type], operands=[out],
             attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()}).result
     op.results[0].replace_all_uses_with(result)
     op.erase()
-    for dead in (conv.pad, fill):
+    for dead in (*conv.padding, fill):
         if dead is not None and not list(dead.results[0].uses):
             dead.erase()
 
@@ -109,7 +113,10 @@ def run(module) -> None:
     if not found:
         return
     with irutil.as_operation(module).context:
-        _declare(module)
+        if any(not conv.depthwise for _, conv in found):
+            _declare(module, CALLEE, 15)
+        if any(conv.depthwise for _, conv in found):
+            _declare(module, DEPTHWISE_CALLEE, 14)
         threads = settings.get("threads")
         for op, conv in found:
             _rewrite(op, conv, threads)

@@ -3,7 +3,8 @@
 An f32 NHWC/HWIO convolution (`mlxc-conv-nhwc-layout` puts every convolution in that
 layout) whose output starts from zeros calls `mlxc_sconv` (runtime/mlxc_conv.c): an
 implicit matrix product that reads the unpadded input, counting taps in the padding as
-zeros. So the program makes no padded copy of its input (XLA, through Eigen, makes
+zeros. A depthwise one (a feature group per channel) calls `mlxc_sconv_depthwise`.
+So the program makes no padded copy of its input (XLA, through Eigen, makes
 none either), and spends no time tiling, vectorizing and compiling the convolution
 through LLVM, which was most of a convolution program's compile time.
 
@@ -20,15 +21,20 @@ from typing import Optional
 from ... import irutil, settings
 from ..._mlir import ir
 
-# The linalg ops the kernel computes, with their number of spatial dimensions.
-CONVS = {"linalg.conv_2d_nhwc_hwcf": 2, "linalg.conv_1d_nwc_wcf": 1}
+# The linalg ops the kernels compute, with their number of spatial dimensions.
+DENSE = {"linalg.conv_2d_nhwc_hwcf": 2, "linalg.conv_1d_nwc_wcf": 1}
+# One filter per channel (feature_group_count = C): `mlxc_sconv_depthwise`.
+DEPTHWISE = {"linalg.depthwise_conv_2d_nhwc_hwc": 2, "linalg.depthwise_conv_1d_nwc_wc": 1}
+CONVS = {**DENSE, **DEPTHWISE}
 
 
 @dataclass(frozen=True)
 class Conv:
-    """A convolution in the kernel's terms (a 1-D one with h = kh = oh = 1)."""
+    """A convolution in the kernel's terms (a 1-D one with h = kh = oh = 1; a depthwise
+    one with f = c)."""
+    depthwise: bool
     source: ir.Value     # the unpadded input
-    pad: Optional[ir.Operation]  # the tensor.pad between it and the convolution
+    padding: tuple       # the ops between it and the convolution (a pad, maybe in reshapes)
     n: int
     h: int
     w: int
@@ -64,20 +70,69 @@ def _static_f32(value) -> Optional[list[int]]:
     return list(t.shape) if t.has_static_shape else None
 
 
-def _zero_padding(value, rank: int):
-    """(pad op, unpadded value, low padding of the spatial dims) when `value` is a
-    static zero padding of only its spatial dims, else None."""
-    pad = irutil.defining_op(value)
+def _reassociation(op) -> list:
+    return [[int(ir.IntegerAttr(d).value) for d in ir.ArrayAttr(group)]
+            for group in ir.ArrayAttr(op.attributes["reassociation"])]
+
+
+def _zero_pad(pad):
+    """(source, low, high) of a static tensor.pad of zeros, else None."""
     if pad is None or pad.name != "tensor.pad" or len(pad.operands) != 1:
         return None
     low = list(ir.DenseI64ArrayAttr(pad.attributes["static_low"]))
     high = list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))
-    if min(low + high) < 0 or low[0] or high[0] or low[-1] or high[-1] or len(low) != rank + 2:
-        return None
     body = list(pad.regions[0].blocks[0].operations)
-    if len(body) != 1 or not irutil.is_zero_constant(body[0].operands[0]):
+    if min(low + high) < 0 or len(body) != 1 or \
+            not irutil.is_zero_constant(body[0].operands[0]):
         return None
-    return pad, pad.operands[0], low[1:-1]
+    return pad.operands[0], low, high
+
+
+def _unit_dims_refolded(expand):
+    """When `expand` restores the unit dims that a collapse_shape folded away around a
+    zero pad (mlxc-fold-unit-extent-dims does this to a batch of one): (ops, source,
+    low, high), the padding in the uncollapsed dims."""
+    pad = irutil.defining_op(expand.operands[0])
+    padded = _zero_pad(pad)
+    if padded is None:
+        return None
+    collapse = irutil.defining_op(padded[0])
+    if collapse is None or collapse.name != "tensor.collapse_shape" or \
+            _reassociation(collapse) != _reassociation(expand):
+        return None
+    source = collapse.operands[0]
+    before = _static_f32(source)
+    after = _static_f32(expand.results[0])
+    if before is None or after is None:
+        return None
+    low, high = [0] * len(before), [0] * len(before)
+    for group, lo, hi in zip(_reassociation(expand), padded[1], padded[2]):
+        grown = [d for d in group if after[d] != before[d]]
+        if len(grown) > 1 or (not grown and lo + hi) or \
+                (grown and after[grown[0]] - before[grown[0]] != lo + hi):
+            return None
+        if grown:
+            low[grown[0]], high[grown[0]] = lo, hi
+    return (expand, pad, collapse), source, low, high
+
+
+def _zero_padding(value, rank: int):
+    """(ops, unpadded value, low padding of the spatial dims) when `value` is a static
+    zero padding of only its spatial dims, else None."""
+    op = irutil.defining_op(value)
+    if op is None:
+        return None
+    if op.name == "tensor.expand_shape":
+        found = _unit_dims_refolded(op)
+    else:
+        padded = _zero_pad(op)
+        found = None if padded is None else ((op,), *padded)
+    if found is None:
+        return None
+    ops, source, low, high = found
+    if low[0] or high[0] or low[-1] or high[-1] or len(low) != rank + 2:
+        return None
+    return ops, source, low[1:-1]
 
 
 def zero_fill(value):
@@ -103,10 +158,10 @@ def conv(op) -> Optional[Conv]:
     shapes = [_static_f32(v) for v in op.operands]
     if any(s is None for s in shapes) or zero_fill(op.operands[2]) is None:
         return None
-    source, pad, low = op.operands[0], None, [0] * rank
-    padding = _zero_padding(source, rank)
-    if padding is not None:
-        pad, source, low = padding
+    source, padding, low = op.operands[0], (), [0] * rank
+    found = _zero_padding(source, rank)
+    if found is not None:
+        padding, source, low = found
         shapes[0] = _static_f32(source)
         if shapes[0] is None:
             return None
@@ -114,8 +169,11 @@ def conv(op) -> Optional[Conv]:
     if rank == 1:
         shapes = [[s[0], 1, *s[1:]] if i != 1 else [1, *s] for i, s in enumerate(shapes)]
         strides, dilations, low = [1] + strides, [1] + dilations, [0] + low
+    depthwise = op.name in DEPTHWISE
+    if depthwise:
+        shapes[1] = shapes[1][:2] + [1] + shapes[1][2:]  # HWC as HWIO with I = 1
     (n, h, w, c), (kh, kw, _, f), (_, oh, ow, _) = shapes
     if min(n, h, w, c, kh, kw, f, oh, ow) <= 0:
         return None
-    return Conv(source, pad, n, h, w, c, kh, kw, f, oh, ow, tuple(strides), tuple(dilations),
-                tuple(low))
+    return Conv(depthwise, source, padding, n, h, w, c, kh, kw, f, oh, ow, tuple(strides),
+                tuple(dilations), tuple(low))

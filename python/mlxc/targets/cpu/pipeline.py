@@ -75,7 +75,9 @@ def with_temp_memory(bufferize: Stage) -> Stage:
     convs = [Pass("mlxc-library-convs", (), (),
                   "f32 convolutions call the runtime's kernel (runtime/mlxc_conv.c), which "
                   "reads the unpadded input: the padding never becomes a buffer",
-                  only_with("linalg.conv_2d_nhwc_hwcf", "linalg.conv_1d_nwc_wcf"))] \
+                  only_with("linalg.conv_2d_nhwc_hwcf", "linalg.conv_1d_nwc_wcf",
+                            "linalg.depthwise_conv_2d_nhwc_hwc",
+                            "linalg.depthwise_conv_1d_nwc_wc"))] \
         if settings.get("library_calls") and settings.get("cpu_schedules") else []
     passes = convs + [pads] + [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
     fuse = Pass("mlxc-fuse-row-loops", (), (),

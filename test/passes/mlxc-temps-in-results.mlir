@@ -32,16 +32,28 @@ module attributes {mlxc.entry = "main", mlxc.signature = {inputs = [tensor<4x8xf
 // -----
 
 // Written first, the result takes nothing; written last, it still takes no temporary
-// larger than itself or of another element type.
+// larger than itself. A temporary of another element type lives there through a view
+// of the buffer retyped as bytes; the function's own uses read it with its old type.
 // CHECK-LABEL: module attributes {mlxc.entry = "main"
 // CHECK-SAME: mlxc.temp_bytes = 256 : i64
+// CHECK: func.func @main(%{{.*}}: memref<4xf32>, %[[FIRST:.*]]: memref<4xf32>, %[[LAST:.*]]: memref<16xi8>)
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[WHOLE:.*]] = memref.view %[[LAST]][%[[C0]]][] : memref<16xi8> to memref<4xf32>
 // CHECK-NOT: reinterpret_cast
+// CHECK: memref.alloc() : memref<64xf32>
+// CHECK: %[[INT:.*]] = memref.view %[[LAST]][%{{.*}}][] : memref<16xi8> to memref<4xi32>
+// CHECK: memref.store %{{.*}}, %[[INT]]
+// CHECK-NOT: memref.dealloc %[[INT]]
+// CHECK: memref.copy %{{.*}}, %[[WHOLE]]
 module attributes {mlxc.entry = "main", mlxc.signature = {inputs = [tensor<4xf32>], outputs = [tensor<4xf32>, tensor<4xf32>]}} {
   func.func @main(%x: memref<4xf32>, %first: memref<4xf32>, %last: memref<4xf32>) {
     memref.copy %x, %first : memref<4xf32> to memref<4xf32>
     %big = memref.alloc() : memref<64xf32>
     memref.dealloc %big : memref<64xf32>
     %int = memref.alloc() : memref<4xi32>
+    %c1 = arith.constant 1 : index
+    %i7 = arith.constant 7 : i32
+    memref.store %i7, %int[%c1] : memref<4xi32>
     memref.dealloc %int : memref<4xi32>
     memref.copy %x, %last : memref<4xf32> to memref<4xf32>
     return

@@ -148,3 +148,27 @@ def test_argmax_keeps_no_buffer_of_row_maxima(threads):
         exe = mlxc.compile(text)
     assert_matches(exe(x), expected, 0)
     assert exe.memory_stats()["temp_bytes"] <= 2 * F32
+
+
+def _int8_layer(x, w):
+    xs = jnp.max(jnp.abs(x), axis=-1, keepdims=True) / 127.0 + 1e-12
+    xq = jnp.clip(jnp.round(x / xs), -127, 127).astype(jnp.int8)
+    acc = lax.dot_general(xq, w, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32)
+    return acc.astype(jnp.float32) * xs
+
+
+def test_temporary_of_another_element_type_lives_in_the_result():
+    # The int8 activations die in the product, before the f32 result is first written:
+    # they live in the result buffer, seen as bytes (memref.view). Left are the int32
+    # accumulator and the row scales, XLA's figure for this program.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((32, 64)).astype(np.float32)
+    w = rng.integers(-127, 128, size=(64, 48)).astype(np.int8)
+    kept = [x.copy(), w.copy()]
+    text, _, expected = export_program(_int8_layer, x, w)
+    exe = mlxc.compile(text)
+    for _ in range(2):
+        assert_matches(exe(x, w), expected, 1e-6)
+    np.testing.assert_array_equal(x, kept[0])
+    np.testing.assert_array_equal(w, kept[1])
+    assert exe.memory_stats()["temp_bytes"] == 32 * 48 * 4 + 32 * F32

@@ -9,11 +9,13 @@ entry's body, as mlxc-early-dealloc leaves them) ends before that first use is p
 in it instead of a fresh allocation: attention's temporaries drop from 384 to 256 KiB,
 XLA's figure (k^T, then the softmax's two row vectors side by side).
 
-Only statically shaped, identity-layout temporaries of the result's element type qualify;
-temporaries alive at the same time get disjoint byte ranges (64-byte aligned). The
-result buffer is viewed with the temporary's shape (memref.reinterpret_cast): at offset
-0 that is the temporary's own type, so its users are unchanged; further in, the type
-carries the offset, so only temporaries whose users read any layout move there.
+Only statically shaped, identity-layout temporaries qualify; temporaries alive at the same
+time get disjoint byte ranges (64-byte aligned). One of the result's element type sees
+the result buffer with its own shape (memref.reinterpret_cast): at offset 0 that is the
+temporary's own type, so its users are unchanged; further in, the type carries the
+offset, so only temporaries whose users read any layout move there. One of another
+element type (int8 activations in an f32 result) is a memref.view of the buffer retyped
+as bytes, at any offset with its own type; XLA's buffer sharing ignores types too.
 """
 
 from __future__ import annotations
@@ -97,20 +99,62 @@ def _slot(placed, start: int, end: int, size: int, room: int):
     return offset if offset + size <= room else None
 
 
+def _byte_view(source, t: ir.MemRefType, byte_offset: int):
+    """memref.view of the byte buffer `source` as `t` from `byte_offset` on."""
+    index = ir.IndexType.get()
+    shift = ir.Operation.create("arith.constant", results=[index],
+                                attributes={"value": ir.IntegerAttr.get(index, byte_offset)})
+    return ir.Operation.create("memref.view", results=[t], operands=[source, shift.result]).result
+
+
+class _Bytes:
+    """A result argument retyped as bytes on first need: a temporary of another element
+    type (a quantized matmul's int8 activations in its f32 result) can only be a
+    memref.view of a byte buffer. The function's own uses read a view with the
+    argument's original type; the calling convention passes a bare pointer either way."""
+
+    def __init__(self, func, index: int, element):
+        self.func, self.index, self.element, self.bytes = func, index, element, None
+
+    def get(self, original):
+        if self.bytes is None:
+            func = self.func
+            block = func.regions[0].blocks[0]
+            arg = block.arguments[self.index]
+            t = ir.MemRefType(original.type)
+            flat = ir.MemRefType.get([_bytes(t)], ir.IntegerType.get_signless(8),
+                                     memory_space=t.memory_space)
+            with ir.InsertionPoint(block.operations[0]), func.location:
+                whole = _byte_view(arg, t, 0)
+            arg.replace_all_uses_with(whole)
+            irutil.defining_op(whole).operands[0] = arg
+            arg.set_type(flat)
+            ftype = irutil.function_type(func)
+            inputs = list(ftype.inputs)
+            inputs[self.index] = flat
+            func.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(inputs, list(ftype.results)))
+            self.bytes = arg
+            self.whole = whole
+        return self.bytes
+
+
 def _place(func, n_results: int) -> None:
     block = func.regions[0].blocks[0]
     ops = [irutil.as_operation(o) for o in block.operations]
     position = {op: i for i, op in enumerate(ops)}
-    results = list(block.arguments)[len(block.arguments) - n_results:]
-    hosts = []   # (buffer, bytes, first use, [(start, end, byte offset, bytes) placed])
-    for arg in results:
+    n_args = len(block.arguments)
+    results = list(block.arguments)[n_args - n_results:]
+    hosts = []   # (buffer, bytes, first use, [(start, end, byte offset, bytes) placed], _Bytes)
+    for i, arg in enumerate(results):
         if not _plain(arg.type):
             continue
         first = len(ops)
         for use in arg.uses:
             top = _top_level(irutil.as_operation(use.owner), block)
             first = min(first, position[top] if top is not None else -1)
-        hosts.append((arg, _bytes(ir.MemRefType(arg.type)), first, []))
+        hosts.append((arg, _bytes(ir.MemRefType(arg.type)), first, [],
+                      _Bytes(func, n_args - n_results + i, ir.MemRefType(arg.type).element_type)))
     if not hosts:
         return
     # Erased only after the walk: `ops` holds other handles to the same operations, and a
@@ -129,14 +173,19 @@ def _place(func, n_results: int) -> None:
         for d in t.shape:
             count *= d
         element = size // max(1, count)
-        for buffer, room, first, placed in hosts:
-            if ir.MemRefType(buffer.type).element_type != t.element_type or end >= first:
+        for buffer, room, first, placed, as_bytes in hosts:
+            if end >= first:
                 continue
+            same = as_bytes.element == t.element_type
             offset = _slot(placed, i, end, size, room)
-            if offset is None or (offset and not _offset_ok(op.results[0])):
+            if offset is None or (same and offset and not _offset_ok(op.results[0])):
                 continue
             with ir.InsertionPoint(op), op.location:
-                view = _view(buffer, t, offset // element)
+                if same:
+                    view = _view(buffer if as_bytes.bytes is None else as_bytes.whole, t,
+                                 offset // element)
+                else:
+                    view = _byte_view(as_bytes.get(buffer), t, offset)
             op.results[0].replace_all_uses_with(view)
             dead += [frees[0], op]
             placed.append((i, end, offset, size))

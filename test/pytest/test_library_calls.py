@@ -195,8 +195,10 @@ def test_kernel_layouts(ta, tb, tc):
     # A read in place (rows contiguous) or packed (transposed), B packed from either
     # layout, C written through a local tile when its rows are not contiguous.
     rng = np.random.default_rng(11)
+    # Few rows (B read in place by panels), blocks of 192 rows over a B block that fits
+    # in L2, and a B block too large for that (packed once, shared by all rows).
     for batch, m, n, k in [(3, 37, 70, 50), (2, 128, 64, 128), (1, 10, 512, 128),
-                           (1, 64, 256, 512)]:
+                           (1, 64, 256, 512), (1, 400, 130, 100), (1, 200, 530, 256)]:
         a, b = _operand(rng, batch, m, k, ta), _operand(rng, batch, k, n, tb)
         c = np.zeros((batch, n, m), np.float32).transpose(0, 2, 1) if tc else \
             np.zeros((batch, m, n), np.float32)
@@ -218,10 +220,12 @@ def test_kernel_accumulates_and_broadcasts():
 
 @pytest.mark.parametrize("batch,m,n,k,ta", [(1, 64, 512, 256, False), (4, 128, 64, 128, False),
                                             (1, 1030, 130, 70, False), (2, 256, 512, 128, True),
-                                            (1, 13, 1100, 600, True)])
+                                            (1, 13, 1100, 600, True), (1, 197, 577, 256, False),
+                                            (1, 250, 600, 256, True)])
 def test_kernel_threads_give_the_same_bits(batch, m, n, k, ta):
-    # Two threads split columns (or rows, for narrow products) into tasks; each element
-    # of C gets the same sums in the same order as on one thread.
+    # Two threads split columns (or rows, for narrow products) into tasks, which may
+    # take another path than one thread does (a narrower B block is read in place where
+    # the whole one is packed); each element of C gets the same sums in the same order.
     rng = np.random.default_rng(m + n + k)
     a, b = _operand(rng, batch, m, k, ta), _operand(rng, batch, k, n, False)
     one, two = (np.empty((batch, m, n), np.float32) for _ in range(2))

@@ -9,15 +9,17 @@
  *   to C. Edge tiles (1-5 rows, 16-48 columns) have their own instances: nothing is
  *   padded, so a tile must not read rows past the end, and a narrow panel should not
  *   pay for 64 columns.
- * - A is read in place when its rows are contiguous (a 6-row micro-panel, 6 KiB, stays
- *   in L1 while it meets every B panel); packing it, a 6-way transpose element by
- *   element, cost as much as the arithmetic on 64-column products. Other layouts (a
- *   transposed A) are packed, a micro-panel or a task's rows at a time.
- * - B is read in place too, 64 columns at a time, by blocks of up to 192 rows, while
- *   the K block of B that a task covers fits in half of L2 (512 KiB): every tile after
- *   the first then reads it from L2, as it would a packed copy, and the copy cost 12% of
- *   the time on 64-row products and 32% on 10-row ones. Larger blocks are packed once
- *   into panels shared by all the rows; so are a transposed B and narrow edge panels.
+ * - A and B are read in place. A row-major or transposed (a 6-row micro-panel stays in
+ *   L1 while it meets every B panel): packing it, a 6-way transpose element by element,
+ *   cost as much as the arithmetic on 64-column products, and even a transposed A with
+ *   columns 4 KiB apart ran 5% faster in place. A row-major B, 64 columns at a time,
+ *   K block by K block (at most 256 x 512, 512 KiB: half of L2), by 192 rows at a time:
+ *   every tile after the first reads the panel from L2, as it would read a packed copy,
+ *   and the copy cost 12% of the time on 64-row products and 32% on 10-row ones (it
+ *   was worth it in the classic scheme, a 64 KiB packed panel streaming to a 6-row
+ *   tile; reading B in place there ran 2.3x slower).
+ * - What is packed: a transposed B (gathered 8 columns at a time), B's narrow edge
+ *   panels (zero-padded to 16 columns), and an A with neither stride 1.
  *
  * Threads take tasks of (batch, column chunk, row chunk) from mlxc's pool through the
  * same OpenMP entry points generated code uses. Columns are split first: each task then
@@ -34,16 +36,14 @@
 #define MR 6
 #define NR 64
 #define KC 256
-#define NC 512
+#define NC 512 /* columns a task takes on one thread */
 /* Below this many multiply-adds a product runs on its caller alone: waking a worker
  * and splitting B cost more than the second core saves. */
 #define THREADED_WORK (1 << 19)
-/* Up to this many rows, B's panels are read in place by every row (run_few_rows). */
-#define FEW_ROWS 192
-/* A K block of the B columns a task covers, up to this size, stays in L2 while blocks
- * of FEW_ROWS rows read it in place in turn; a larger one is packed (run_many_rows). */
-#define B_IN_L2 (512 << 10)
-/* Rows a task takes at least when rows are split (each such task packs B again). */
+/* Rows that read a K block of B's columns (at most 256 x 512: 512 KiB, half of L2) in
+ * place before the next rows read it again: A's K block for them is 192 KiB. */
+#define ROW_BLOCK 192
+/* Rows a task takes at least when rows are split (each such task reads B again). */
 #define MIN_CHUNK_ROWS (4 * MR)
 
 /* C (rows x nr, rows ldc apart) = or += A (rows x kc, element (r, kk) at
@@ -68,6 +68,7 @@ typedef struct {
   float *c;
   int64_t a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs, c_cs;
   int accumulate;
+  int a_in_place;                 /* A's rows or columns contiguous: else packed */
   int64_t kc;                     /* depth of a K block (K split into equal blocks) */
   int64_t col_width, col_chunks;  /* a task's columns: a multiple of NR */
   int64_t row_height, row_chunks; /* a task's rows: a multiple of MR */
@@ -264,15 +265,14 @@ static const kernels *choose_kernels(void) {
 
 /* ---- tasks ---- */
 
-/* Per thread, reused across calls: a packed block of B, and of A (up to FEW_ROWS rows,
- * or one micro-panel). */
+/* Per thread, reused across calls: a packed panel of B, and A's rows of a row block. */
 static _Thread_local float *packed_b, *packed_a;
 
 static int ensure_buffer(void) {
   if (!packed_b)
-    packed_b = aligned_alloc(64, (size_t)KC * NC * sizeof(float));
+    packed_b = aligned_alloc(64, (size_t)KC * NR * sizeof(float));
   if (!packed_a)
-    packed_a = aligned_alloc(64, (size_t)ceil_div(FEW_ROWS, MR) * MR * KC * sizeof(float));
+    packed_a = aligned_alloc(64, (size_t)ROW_BLOCK * KC * sizeof(float));
   return packed_b && packed_a;
 }
 
@@ -296,16 +296,15 @@ static void tile_at(const gemm_args *g, float *c, int64_t i, int64_t j, int rows
     }
 }
 
-/* Rows r_begin..r_end (at most FEW_ROWS): each 64-column panel of a K block of B meets
+/* Rows r_begin..r_end (at most ROW_BLOCK): each 64-column panel of a K block of B meets
  * every row before the next; full panels of a row-major B are read in place, others
- * packed into the same 64 KiB. A, when its rows are not contiguous, is packed once per
- * K block. */
-static void run_few_rows(const gemm_args *g, const float *a, const float *b, float *c,
-                         int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end) {
+ * packed into the same 64 KiB. An A not read in place is packed once per K block. */
+static void run_rows(const gemm_args *g, const float *a, const float *b, float *c,
+                     int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end) {
   for (int64_t k0 = 0; k0 < g->k; k0 += g->kc) {
     int64_t kc = min64(g->kc, g->k - k0);
     int overwrite = k0 == 0 && !g->accumulate;
-    int in_place = g->a_cs == 1;
+    int in_place = g->a_in_place;
     if (!in_place)
       for (int64_t i = r_begin; i < r_end; i += MR)
         pack_a(g, a, i, min64(MR, r_end - i), k0, kc, packed_a + (i - r_begin) * kc);
@@ -320,39 +319,11 @@ static void run_few_rows(const gemm_args *g, const float *a, const float *b, flo
       for (int64_t i = r_begin; i < r_end; i += MR) {
         int rows = (int)min64(MR, r_end - i);
         if (in_place)
-          tile_at(g, c, i, j, rows, nr, kc, a + i * g->a_rs + k0, g->a_rs, 1, pb, ldb,
-                  overwrite);
+          tile_at(g, c, i, j, rows, nr, kc, a + i * g->a_rs + k0 * g->a_cs, g->a_rs, g->a_cs,
+                  pb, ldb, overwrite);
         else
           tile_at(g, c, i, j, rows, nr, kc, packed_a + (i - r_begin) * kc, 1, MR, pb, ldb,
                   overwrite);
-      }
-    }
-  }
-}
-
-/* Many rows and a large B: a KC x NC block of B is packed once and meets every row;
- * each 6-row micro-panel of A stays in L1 while it meets the block's panels. */
-static void run_many_rows(const gemm_args *g, const float *a, const float *b, float *c,
-                          int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end) {
-  for (int64_t jc = c_begin; jc < c_end; jc += NC) {
-    int64_t cols = min64(NC, c_end - jc);
-    for (int64_t k0 = 0; k0 < g->k; k0 += g->kc) {
-      int64_t kc = min64(g->kc, g->k - k0);
-      int overwrite = k0 == 0 && !g->accumulate;
-      pack_b(g, b, k0, kc, jc, cols, packed_b);
-      for (int64_t i = r_begin; i < r_end; i += MR) {
-        int rows = (int)min64(MR, r_end - i);
-        const float *pa = a + i * g->a_rs + k0 * g->a_cs;
-        int64_t ars = g->a_rs, acs = g->a_cs;
-        if (acs != 1) {
-          pack_a(g, a, i, rows, k0, kc, packed_a);
-          pa = packed_a, ars = 1, acs = MR;
-        }
-        for (int64_t p = 0; p < cols; p += NR) {
-          int nr = (int)min64(NR, cols - p);
-          tile_at(g, c, i, jc + p, rows, nr, kc, pa, ars, acs, packed_b + p * kc,
-                  (nr + 15) / 16 * 16, overwrite);
-        }
       }
     }
   }
@@ -365,13 +336,8 @@ static void run_task(const gemm_args *g, int64_t task) {
   int64_t c_begin = cc * g->col_width, c_end = min64(g->n, c_begin + g->col_width);
   const float *a = g->a + bi * g->a_bs, *b = g->b + bi * g->b_bs;
   float *c = g->c + bi * g->c_bs;
-  if (r_end - r_begin <= FEW_ROWS)
-    run_few_rows(g, a, b, c, r_begin, r_end, c_begin, c_end);
-  else if (g->kc * (c_end - c_begin) * (int64_t)sizeof(float) <= B_IN_L2)
-    for (int64_t i = r_begin; i < r_end; i += FEW_ROWS)
-      run_few_rows(g, a, b, c, i, min64(r_end, i + FEW_ROWS), c_begin, c_end);
-  else
-    run_many_rows(g, a, b, c, r_begin, r_end, c_begin, c_end);
+  for (int64_t i = r_begin; i < r_end; i += ROW_BLOCK)
+    run_rows(g, a, b, c, i, min64(r_end, i + ROW_BLOCK), c_begin, c_end);
 }
 
 /* ---- threads, through the OpenMP entry points of mlxc_parallel.c ---- */
@@ -455,7 +421,8 @@ MLXC_EXPORT void mlxc_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, cons
     return;
   }
   gemm_args g = {batch, m, n, k, a, b, c, a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, c_bs, c_rs, c_cs,
-                 accumulate, ceil_div(k, ceil_div(k, KC)), 0, 0, 0, 0, kern};
+                 accumulate, a_cs == 1 || a_rs == 1, ceil_div(k, ceil_div(k, KC)),
+                 0, 0, 0, 0, kern};
   if (!ensure_buffer()) {
     unpacked(&g);
     return;

@@ -3,8 +3,8 @@
 around the kernel's blockings (6-row and 64-column tiles, 256-deep and 512-wide
 blocks), transposed and broadcast operands, batches, the JIT and a saved artifact;
 which products take the call and which keep their generated code. The kernel itself,
-called directly, against numpy: every edge tile (1-6 rows, 1-64 columns), A read in
-place or packed, B packed from either layout, split K, threads, accumulation."""
+called directly, against numpy: every edge tile (1-6 rows, 1-64 columns), A and B read
+in place or packed, every layout, split K, threads, accumulation."""
 
 from __future__ import annotations
 
@@ -207,6 +207,20 @@ def test_kernel_layouts(ta, tb, tc):
         _close(c, _product(a, b), k)
         np.testing.assert_array_equal(a, copies[0])
         np.testing.assert_array_equal(b, copies[1])
+
+
+@pytest.mark.parametrize("batch,m,n,k", [(2, 37, 70, 50), (1, 400, 130, 100), (1, 200, 530, 256)])
+def test_kernel_strided_operands(batch, m, n, k):
+    # Neither stride 1 (every other row, every third column): A is packed (once per K
+    # block, or a micro-panel at a time), B gathered into packed panels.
+    rng = np.random.default_rng(k)
+    a = _f(rng, batch, 2 * m, 3 * k)[:, ::2, ::3]
+    b = _f(rng, batch, 3 * k, 2 * n)[:, ::3, ::2]
+    one, two = (np.zeros((batch, m, n), np.float32) for _ in range(2))
+    _call(a, b, one, threads=1, accumulate=False)  # the largest: B packed in one block
+    _call(a, b, two, threads=2, accumulate=False)  # narrower tasks: blocks of rows
+    _close(one, _product(a, b), k)
+    np.testing.assert_array_equal(one, two)
 
 
 def test_kernel_accumulates_and_broadcasts():

@@ -34,6 +34,9 @@
  * (a last block of one tap would cost a pass over the output for little work). Up to
  * that, streaming the filter panel from L2 keeps up with the tile. */
 #define KC 2048
+/* The most values an edge pixel's window may span (blocks of fewer filter rows
+ * otherwise). */
+#define WINDOW (1 << 14)
 /* Below this many multiply-adds a convolution runs on its caller alone. */
 #define THREADED_WORK (1 << 20)
 
@@ -46,13 +49,14 @@ typedef struct {
   int64_t k;    /* taps x channels: the reduction */
   int64_t taps; /* KH * KW */
   int64_t taps_per_block;
+  int64_t window; /* the most values from a block's first tap to its last one's end */
 } conv_args;
 
-/* ---- patches: pointers into the input, or into gathered copies at the edges ---- */
+/* ---- patches: the input in place, or windows gathered at the edges ---- */
 
-/* Per thread, kept for later calls: the copies of patch runs that reach into the
- * padding, a run of zeros (a filter row wholly in the padding, or a pixel past the
- * end), and the runs' pointers. */
+/* Per thread, kept for later calls: the windows of edge pixels (their runs of taps
+ * copied, with zeros for the taps in the padding, at the places they have in the
+ * input), and a window of zeros (pixels past the end). */
 typedef struct {
   char *data;
   size_t bytes;
@@ -71,9 +75,11 @@ static void *reserve(buffer *b, size_t bytes) {
 
 /* The taps of a block as runs that are contiguous in the input: neighbouring taps of
  * a filter row (one tap each when the columns are dilated). Run s is filter row i[s],
- * columns j0[s] .. j1[s], lens[s] values, at offsets[s] from the pixel's first tap. */
+ * columns j0[s] .. j1[s], lens[s] values, offsets[s] values after the block's first
+ * tap in the input (and in a window); `first` is that tap's offset from the pixel's
+ * top left tap. */
 typedef struct {
-  int64_t runs;
+  int64_t runs, first;
   int64_t *i, *lens, *j0, *j1, *offsets;
 } run_set;
 
@@ -92,11 +98,21 @@ static void runs_of(const conv_args *g, int64_t t0, int64_t t1, run_set *rs) {
     t += end - j;
   }
   rs->runs = n;
+  rs->first = rs->offsets[0];
+  for (int64_t s = 0; s < n; ++s)
+    rs->offsets[s] -= rs->first;
+}
+
+/* Values from tap t0 to the end of tap t1 - 1, in the input. */
+static int64_t window_of(const conv_args *g, int64_t t0, int64_t t1) {
+  const int64_t i0 = t0 / g->kw, j0 = t0 % g->kw, i1 = (t1 - 1) / g->kw, j1 = (t1 - 1) % g->kw;
+  return ((i1 - i0) * g->dh * g->w + (j1 - j0) * g->dw) * g->c + g->c;
 }
 
 static size_t scratch_bytes(const conv_args *g) {
-  const size_t kc = (size_t)(g->taps_per_block * g->c), runs = (size_t)g->taps_per_block;
-  return MB * kc * sizeof(float) + runs * MB * sizeof(float *) + 5 * runs * sizeof(int64_t);
+  const size_t runs = (size_t)g->taps_per_block;
+  return (size_t)MB * g->window * sizeof(float) + MB * sizeof(float *) +
+         5 * runs * sizeof(int64_t);
 }
 
 /* A run of zeros, at least `floats` long, kept for later calls. */
@@ -111,18 +127,18 @@ static const float *zeros_for(size_t floats) {
 /* ---- the register tile ---- */
 
 /* C (mr x nr, rows ldc apart) += or = (overwrite) the patches of MR pixels times a
- * filter panel (16 * nv wide). Run s of pixel r starts at ptrs[s * ldp + r] and is
- * lens[s] long; the panel's rows follow the runs in order. */
-typedef void (*tile_fn)(int64_t runs, const int64_t *lens, const float *const *ptrs,
-                        int64_t ldp, const float *pb, int nv, float *c, int64_t ldc, int mr,
-                        int nr, int overwrite);
+ * filter panel (16 * nv wide). Pixel r's run s is lens[s] values at a[r] + offs[s];
+ * the panel's rows follow the runs in order. */
+typedef void (*tile_fn)(int64_t runs, const int64_t *lens, const int64_t *offs,
+                        const float *const *a, const float *pb, int nv, float *c, int64_t ldc,
+                        int mr, int nr, int overwrite);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define HAVE_AVX512_KERNEL 1
 
 static inline __attribute__((always_inline, target("avx512f"))) void
-tile_body(int64_t runs, const int64_t *lens, const float *const *ptrs, int64_t ldp,
+tile_body(int64_t runs, const int64_t *lens, const int64_t *offs, const float *const *base,
           const float *pb, float *c, int64_t ldc, int mr, int nr, int overwrite, const int nv) {
   __m512 acc[MR][2];
 #pragma GCC unroll 12
@@ -130,14 +146,14 @@ tile_body(int64_t runs, const int64_t *lens, const float *const *ptrs, int64_t l
     acc[r][0] = _mm512_setzero_ps();
     acc[r][1] = _mm512_setzero_ps();
   }
+  const float *a[MR];
+#pragma GCC unroll 12
+  for (int r = 0; r < MR; ++r)
+    a[r] = base[r];
   const int64_t ldb = 16 * nv;
   for (int64_t s = 0; s < runs; ++s) {
-    const float *a[MR];
-#pragma GCC unroll 12
-    for (int r = 0; r < MR; ++r)
-      a[r] = ptrs[s * ldp + r];
-    const int64_t len = lens[s];
-    for (int64_t kk = 0; kk < len; ++kk) {
+    const int64_t end = offs[s] + lens[s];
+    for (int64_t kk = offs[s]; kk < end; ++kk) {
       const __m512 b0 = _mm512_load_ps(pb);
       const __m512 b1 = nv == 2 ? _mm512_load_ps(pb + 16) : b0;
 #pragma GCC unroll 12
@@ -175,30 +191,31 @@ tile_body(int64_t runs, const int64_t *lens, const float *const *ptrs, int64_t l
 }
 
 __attribute__((target("avx512f"))) static void tile_avx512(int64_t runs, const int64_t *lens,
-                                                            const float *const *ptrs,
-                                                            int64_t ldp, const float *pb,
-                                                            int nv, float *c, int64_t ldc,
-                                                            int mr, int nr, int overwrite) {
+                                                            const int64_t *offs,
+                                                            const float *const *a,
+                                                            const float *pb, int nv, float *c,
+                                                            int64_t ldc, int mr, int nr,
+                                                            int overwrite) {
   if (nv == 2)
-    tile_body(runs, lens, ptrs, ldp, pb, c, ldc, mr, nr, overwrite, 2);
+    tile_body(runs, lens, offs, a, pb, c, ldc, mr, nr, overwrite, 2);
   else
-    tile_body(runs, lens, ptrs, ldp, pb, c, ldc, mr, nr, overwrite, 1);
+    tile_body(runs, lens, offs, a, pb, c, ldc, mr, nr, overwrite, 1);
 }
 
 #endif
 
 /* Any CPU: the same tile, left to the C compiler. */
-static void tile_portable(int64_t runs, const int64_t *lens, const float *const *ptrs,
-                          int64_t ldp, const float *pb, int nv, float *c, int64_t ldc, int mr,
-                          int nr, int overwrite) {
+static void tile_portable(int64_t runs, const int64_t *lens, const int64_t *offs,
+                          const float *const *a, const float *pb, int nv, float *c,
+                          int64_t ldc, int mr, int nr, int overwrite) {
   float acc[MR][NR];
   const int width = 16 * nv;
   memset(acc, 0, sizeof acc);
   for (int64_t s = 0; s < runs; ++s)
-    for (int64_t kk = 0; kk < lens[s]; ++kk) {
+    for (int64_t kk = offs[s]; kk < offs[s] + lens[s]; ++kk) {
       for (int r = 0; r < MR; ++r)
         for (int j = 0; j < width; ++j)
-          acc[r][j] += ptrs[s * ldp + r][kk] * pb[j];
+          acc[r][j] += a[r][kk] * pb[j];
       pb += width;
     }
   for (int r = 0; r < mr; ++r)
@@ -265,18 +282,42 @@ static inline void zero_floats(float *d, int64_t n) {
     d[i] = 0.0f;
 }
 
-/* Where the runs of the taps of pixel m0 + r start, for r < rows: in the input when
- * the run lies inside it, else in a copy at `edge` with zeros for the taps in the
- * padding (or `zeros` for a run wholly in it). */
-static void patch_pointers(const conv_args *g, const run_set *rs, int64_t m0, int64_t rows,
-                           const float **ptrs, const float *zeros, float *edge) {
+/* The block's runs of taps of the pixel at column xx (its first filter row at input
+ * row y0), copied into `window` at their places in the input, zeros for the taps in
+ * the padding. */
+static const float *edge_window(const conv_args *g, const run_set *rs, const float *image,
+                                int64_t y0, int64_t xx, float *window) {
+  const int64_t c = g->c, x0 = xx * g->sw - g->pl;
+  for (int64_t s = 0; s < rs->runs; ++s) {
+    const int64_t iy = y0 + rs->i[s] * g->dh, j0 = rs->j0[s], j1 = rs->j1[s];
+    const int64_t xa = x0 + j0 * g->dw, xl = x0 + (j1 - 1) * g->dw;
+    float *d = window + rs->offsets[s];
+    if (iy < 0 || iy >= g->h || xl < 0 || xa >= g->w) {
+      zero_floats(d, rs->lens[s]);
+      continue;
+    }
+    /* The taps inside the input are j0 + lo .. j0 + hi (dw == 1 when there are several). */
+    const int64_t lo = xa < 0 ? (-xa + g->dw - 1) / g->dw : 0;
+    const int64_t hi = xl >= g->w ? (g->w - 1 - xa) / g->dw + 1 : j1 - j0;
+    zero_floats(d, lo * c);
+    copy_floats(d + lo * c, image + (iy * g->w + xa + lo * g->dw) * c, (hi - lo) * c);
+    zero_floats(d + hi * c, (j1 - j0 - hi) * c);
+  }
+  return window;
+}
+
+/* Where the block's first tap of pixel m0 + r is, for r < MB: in the input when all
+ * its taps lie inside it, else in a window at `windows` + r * g->window holding its
+ * runs, with zeros for the taps in the padding (`zeros` for pixels past the end). */
+static void pixel_bases(const conv_args *g, const run_set *rs, int64_t m0, int64_t rows,
+                        const float **bases, const float *zeros, float *windows) {
   const int64_t c = g->c, per_image = g->oh * g->ow;
   /* Output columns whose taps all lie inside the input, along a row. */
   const int64_t x_lo = (g->pl + g->sw - 1) / g->sw;
   const int64_t x_hi_num = g->w - 1 - (g->kw - 1) * g->dw + g->pl;
   const int64_t x_hi = x_hi_num < 0 ? 0 : x_hi_num / g->sw + 1;
+  int64_t b = m0 / per_image, y = m0 % per_image / g->ow, x = m0 % g->ow;
   for (int64_t r = 0; r < rows;) {
-    const int64_t m = m0 + r, b = m / per_image, y = m % per_image / g->ow, x = m % g->ow;
     const int64_t span = g->ow - x < rows - r ? g->ow - x : rows - r;
     const float *image = g->in + b * g->h * g->w * c;
     const int64_t y0 = y * g->sh - g->pt;
@@ -287,61 +328,45 @@ static void patch_pointers(const conv_args *g, const run_set *rs, int64_t m0, in
       if (e < a)
         a = e = x;
     }
-    for (int64_t s = 0; s < rs->runs; ++s) {
-      /* Most pixels: pointers a fixed step apart. */
-      const float *p = image + (y0 * g->w - g->pl) * c + rs->offsets[s];
-      const float **out = ptrs + s * MB + r - x;
-      for (int64_t xx = a; xx < e; ++xx)
-        out[xx] = p + xx * g->sw * c;
-    }
-    for (int64_t xx = x; xx < x + span; ++xx) {
-      if (xx >= a && xx < e)
-        continue;
-      const int64_t x0 = xx * g->sw - g->pl, pr = r + xx - x;
-      for (int64_t s = 0; s < rs->runs; ++s) {
-        const int64_t iy = y0 + rs->i[s] * g->dh, j0 = rs->j0[s], j1 = rs->j1[s];
-        const int64_t xa = x0 + j0 * g->dw, xl = x0 + (j1 - 1) * g->dw;
-        if (iy < 0 || iy >= g->h || xl < 0 || xa >= g->w) {
-          ptrs[s * MB + pr] = zeros;
-        } else if (xa >= 0 && xl < g->w) {
-          ptrs[s * MB + pr] = image + (iy * g->w + xa) * c;
-        } else {
-          /* The taps inside the input are j0 + lo .. j0 + hi (dw == 1 when there are
-           * several): a copy with zeros around it. */
-          const int64_t lo = xa < 0 ? (-xa + g->dw - 1) / g->dw : 0;
-          const int64_t hi = xl >= g->w ? (g->w - 1 - xa) / g->dw + 1 : j1 - j0;
-          zero_floats(edge, lo * c);
-          copy_floats(edge + lo * c, image + (iy * g->w + xa + lo * g->dw) * c, (hi - lo) * c);
-          zero_floats(edge + hi * c, (j1 - j0 - hi) * c);
-          ptrs[s * MB + pr] = edge;
-          edge += rs->lens[s];
-        }
+    /* Most pixels: bases a fixed step apart. */
+    const float *p = image + (y0 * g->w - g->pl) * c + rs->first;
+    for (int64_t xx = a; xx < e; ++xx)
+      bases[r + xx - x] = p + xx * g->sw * c;
+    for (int64_t xx = x; xx < a; ++xx)
+      bases[r + xx - x] = edge_window(g, rs, image, y0, xx, windows + (r + xx - x) * g->window);
+    for (int64_t xx = e > a ? e : a; xx < x + span; ++xx)
+      bases[r + xx - x] = edge_window(g, rs, image, y0, xx, windows + (r + xx - x) * g->window);
+    r += span;
+    x += span;
+    if (x == g->ow) {
+      x = 0;
+      if (++y == g->oh) {
+        y = 0;
+        ++b;
       }
     }
-    r += span;
   }
   for (int64_t r = rows; r < MB; ++r)
-    for (int64_t s = 0; s < rs->runs; ++s)
-      ptrs[s * MB + r] = zeros;
+    bases[r] = zeros;
 }
 
 static void run_block(const conv_args *g, const float *zeros, void *memory, int64_t block) {
   const int64_t c = g->c, tpb = g->taps_per_block;
-  float *edges = memory;
-  const float **ptrs = (const float **)(edges + MB * tpb * c);
-  run_set rs = {.i = (int64_t *)(ptrs + tpb * MB)};
+  float *windows = memory;
+  const float **bases = (const float **)(windows + MB * g->window);
+  run_set rs = {.i = (int64_t *)(bases + MB)};
   rs.lens = rs.i + tpb, rs.j0 = rs.lens + tpb, rs.j1 = rs.j0 + tpb, rs.offsets = rs.j1 + tpb;
   const int64_t m0 = block * MB, rows = g->m - m0 < MB ? g->m - m0 : MB;
   for (int64_t t0 = 0; t0 < g->taps; t0 += tpb) {
     runs_of(g, t0, g->taps - t0 < tpb ? g->taps : t0 + tpb, &rs);
-    patch_pointers(g, &rs, m0, rows, ptrs, zeros, edges);
+    pixel_bases(g, &rs, m0, rows, bases, zeros, windows);
     for (int64_t q = 0; q < rows; q += MR) {
       const int mr = (int)(rows - q < MR ? rows - q : MR);
       for (int64_t c0 = 0; c0 < g->f; c0 += NR) {
         const int64_t width = g->f - c0 > 16 ? NR : 16;
         const int nr = (int)(g->f - c0 < width ? g->f - c0 : width);
         const float *pb = g->pb + c0 / NR * g->k * NR + t0 * c * width;
-        tile(rs.runs, rs.lens, ptrs + q, MB, pb, (int)(width / 16),
+        tile(rs.runs, rs.lens, rs.offsets, bases + q, pb, (int)(width / 16),
              g->out + (m0 + q) * g->f + c0, g->f, mr, nr, t0 == 0);
       }
     }
@@ -367,7 +392,7 @@ typedef struct {
 static void region(int32_t *gtid, int32_t *btid, region_args *r) {
   (void)btid;
   void *memory = reserve(&scratch, scratch_bytes(r->g));
-  const float *zeros = zeros_for((size_t)(r->g->taps_per_block * r->g->c));
+  const float *zeros = zeros_for((size_t)r->g->window);
   if (!memory || !zeros)
     return; /* a worker without memory leaves its blocks to the caller, which has it */
   int32_t last = 0;
@@ -413,17 +438,36 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
   if (m <= 0 || f <= 0)
     return;
   conv_args g = {in, out, NULL, n, h, w, c, kh, kw, f, oh, ow, stride_h, stride_w, dil_h,
-                 dil_w, pad_top, pad_left, m, kh * kw * c, kh * kw, 1};
+                 dil_w, pad_top, pad_left, m, kh * kw * c, kh * kw, 1, 0};
   if (g.k <= 0) {
     memset(out, 0, (size_t)(m * f) * sizeof(float));
     return;
   }
-  const int64_t k_blocks = (g.k + KC - 1) / KC;
+  int64_t k_blocks = (g.k + KC - 1) / KC;
   g.taps_per_block = (g.taps + k_blocks - 1) / k_blocks;
+  if (window_of(&g, 0, g.taps_per_block) > WINDOW && g.taps_per_block > kw) {
+    /* Edge pixels' windows would be large (a wide image): blocks of whole filter rows,
+     * as many as fit. */
+    int64_t rows = (WINDOW - kw * dil_w * c) / (dil_h * w * c) + 1;
+    rows = rows < 1 ? 1 : rows;
+    k_blocks = (kh + rows - 1) / rows;
+    g.taps_per_block = (kh + k_blocks - 1) / k_blocks * kw;
+  }
+  if ((kw - 1) * dil_w + 1 > dil_h * w && kh > 1) {
+    /* A filter wider than the input (it reaches into padding on both sides): a filter
+     * row's run would overlap the next row's in a window, so blocks of one row. */
+    g.taps_per_block = kw;
+  }
+  for (int64_t t0 = 0; t0 < g.taps; t0 += g.taps_per_block) {
+    const int64_t t1 = g.taps - t0 < g.taps_per_block ? g.taps : t0 + g.taps_per_block;
+    const int64_t span = window_of(&g, t0, t1);
+    g.window = span > g.window ? span : g.window;
+  }
+  g.window = (g.window + 15) / 16 * 16; /* windows 64-byte aligned */
   const int64_t panels = (f + NR - 1) / NR;
   float *pb = reserve(&packed_filter, (size_t)(panels * g.k * NR) * sizeof(float));
   void *memory = reserve(&scratch, scratch_bytes(&g));
-  const float *zeros = zeros_for((size_t)(g.taps_per_block * c));
+  const float *zeros = zeros_for((size_t)g.window);
   if (!pb || !memory || !zeros) {
     unpacked(&g, filter);
     return;

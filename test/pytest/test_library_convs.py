@@ -146,6 +146,18 @@ def test_input_computed_by_the_program():
     _check(lambda x, w: _conv()(x[:, 1:-2, 2:, :], w), x, w, calls=1)
 
 
+def test_inside_loops_and_branches():
+    # The call and its output buffer inside an scf.for (lax.fori_loop) and scf.if arms.
+    rng = np.random.default_rng(12)
+    x, w = _f(rng, 2, 10, 10, 8), _f(rng, 3, 3, 8, 8, scale=0.2)
+    _check(lambda x, w: lax.fori_loop(0, 3, lambda i, y: jnp.tanh(_conv()(y, w)), x), x, w,
+           calls=1)
+    branches = lambda x, w, p: lax.cond(p > 0, lambda: _conv()(x, w),  # noqa: E731
+                                        lambda: _conv()(2 * x, w) + 1)
+    _check(branches, x, w, np.float32(1), calls=2)
+    _check(branches, x, w, np.float32(-1), calls=2)
+
+
 def test_residual_block_shares_nothing_padded():
     # Two convolutions (cse shares their zero fill) and a relu between them: one
     # temporary (the first output, which the relu overwrites), no padded copies.
@@ -237,3 +249,53 @@ def test_saved_artifact_calls_its_own_kernel(tmp_path):
     exe.save(path)
     loaded = mlxc.load(path)
     np.testing.assert_array_equal(as_tuple(loaded(x, w))[0], out[0])
+
+
+# ---- the kernels called directly: random shapes, against a numpy reference ----
+
+def _reference(x, w, strides, dilations, low, out_hw, depthwise):
+    """The convolution in float64 through an explicitly padded input."""
+    n, h, wd, c = x.shape
+    kh, kw = w.shape[:2]
+    oh, ow = out_hw
+    high = [max(0, (o - 1) * s + (k - 1) * d + 1 - lo - size) for o, s, k, d, lo, size in
+            zip(out_hw, strides, (kh, kw), dilations, low, (h, wd))]
+    padded = np.pad(x.astype(np.float64), ((0, 0), (low[0], high[0]), (low[1], high[1]), (0, 0)))
+    out = np.zeros((n, oh, ow, c if depthwise else w.shape[-1]))
+    for i in range(kh):
+        for j in range(kw):
+            y0, x0 = i * dilations[0], j * dilations[1]
+            patch = padded[:, y0:y0 + (oh - 1) * strides[0] + 1:strides[0],
+                           x0:x0 + (ow - 1) * strides[1] + 1:strides[1], :]
+            out += patch * w[i, j] if depthwise else patch @ w[i, j].astype(np.float64)
+    return out
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+def test_kernels_on_random_shapes(depthwise):
+    lib = native.load()
+    fn = lib.mlxc_sconv_depthwise if depthwise else lib.mlxc_sconv
+    ptr, i64 = ctypes.c_void_p, ctypes.c_int64
+    fn.argtypes = [ptr] * 3 + [i64] * (14 if depthwise else 15) + [ctypes.c_int32]
+    fn.restype = None
+    rng = np.random.default_rng(13 + depthwise)
+    for _ in range(60):
+        n, h, w_, c = (int(v) for v in rng.integers(1, [4, 12, 12, 40]))
+        kh, kw = (int(v) for v in rng.integers(1, 6, 2))
+        f = int(rng.integers(1, 80))
+        strides = [int(v) for v in rng.integers(1, 4, 2)]
+        dilations = [int(v) for v in rng.integers(1, 4, 2)]
+        low = [int(v) for v in rng.integers(0, 5, 2)]
+        reach = [(k - 1) * d + 1 for k, d in zip((kh, kw), dilations)]
+        out_hw = [max(1, (size + lo + int(rng.integers(0, 5)) - r) // s + 1)
+                  for size, lo, r, s in zip((h, w_), low, reach, strides)]
+        x = _f(rng, n, h, w_, c)
+        w = _f(rng, kh, kw, c) if depthwise else _f(rng, kh, kw, c, f)
+        out = np.full((n, *out_hw, c if depthwise else f), np.nan, np.float32)
+        sizes = [n, h, w_, c, kh, kw] + ([] if depthwise else [f]) + out_hw + strides + \
+            dilations + low
+        want = _reference(x, w, strides, dilations, low, out_hw, depthwise)
+        for threads in (1, 2):
+            out[...] = np.nan
+            fn(x.ctypes.data, w.ctypes.data, out.ctypes.data, *sizes, threads)
+            assert normwise_error(out, want) <= 1e-6, (sizes, threads)

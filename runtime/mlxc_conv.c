@@ -50,6 +50,7 @@ typedef struct {
   int64_t taps; /* KH * KW */
   int64_t taps_per_block;
   int64_t window; /* the most values from a block's first tap to its last one's end */
+  int64_t *plan;  /* each block of taps' runs (run_set), found once per call */
 } conv_args;
 
 /* ---- patches: the input in place, or windows gathered at the edges ---- */
@@ -110,9 +111,27 @@ static int64_t window_of(const conv_args *g, int64_t t0, int64_t t1) {
 }
 
 static size_t scratch_bytes(const conv_args *g) {
-  const size_t runs = (size_t)g->taps_per_block;
-  return (size_t)MB * g->window * sizeof(float) + MB * sizeof(float *) +
-         5 * runs * sizeof(int64_t);
+  return (size_t)MB * g->window * sizeof(float) + MB * sizeof(float *);
+}
+
+/* In g->plan, block kb's runs: their count, `first`, then five arrays of them. */
+static int64_t plan_stride(const conv_args *g) { return 2 + 5 * g->taps_per_block; }
+
+static run_set planned_runs(const conv_args *g, int64_t kb) {
+  int64_t *p = g->plan + kb * plan_stride(g);
+  const int64_t tpb = g->taps_per_block;
+  run_set rs = {p[0], p[1], p + 2, p + 2 + tpb, p + 2 + 2 * tpb, p + 2 + 3 * tpb,
+                p + 2 + 4 * tpb};
+  return rs;
+}
+
+static void plan_runs(conv_args *g) {
+  for (int64_t t0 = 0, kb = 0; t0 < g->taps; t0 += g->taps_per_block, ++kb) {
+    run_set rs = planned_runs(g, kb);
+    runs_of(g, t0, g->taps - t0 < g->taps_per_block ? g->taps : t0 + g->taps_per_block, &rs);
+    g->plan[kb * plan_stride(g)] = rs.runs;
+    g->plan[kb * plan_stride(g) + 1] = rs.first;
+  }
 }
 
 /* A run of zeros, at least `floats` long, kept for later calls. */
@@ -297,8 +316,8 @@ static const float *edge_window(const conv_args *g, const run_set *rs, const flo
       continue;
     }
     /* The taps inside the input are j0 + lo .. j0 + hi (dw == 1 when there are several). */
-    const int64_t lo = xa < 0 ? (-xa + g->dw - 1) / g->dw : 0;
-    const int64_t hi = xl >= g->w ? (g->w - 1 - xa) / g->dw + 1 : j1 - j0;
+    const int64_t lo = xa >= 0 ? 0 : g->dw == 1 ? -xa : (-xa + g->dw - 1) / g->dw;
+    const int64_t hi = xl < g->w ? j1 - j0 : g->dw == 1 ? g->w - xa : (g->w - 1 - xa) / g->dw + 1;
     zero_floats(d, lo * c);
     copy_floats(d + lo * c, image + (iy * g->w + xa + lo * g->dw) * c, (hi - lo) * c);
     zero_floats(d + hi * c, (j1 - j0 - hi) * c);
@@ -354,11 +373,9 @@ static void run_block(const conv_args *g, const float *zeros, void *memory, int6
   const int64_t c = g->c, tpb = g->taps_per_block;
   float *windows = memory;
   const float **bases = (const float **)(windows + MB * g->window);
-  run_set rs = {.i = (int64_t *)(bases + MB)};
-  rs.lens = rs.i + tpb, rs.j0 = rs.lens + tpb, rs.j1 = rs.j0 + tpb, rs.offsets = rs.j1 + tpb;
   const int64_t m0 = block * MB, rows = g->m - m0 < MB ? g->m - m0 : MB;
-  for (int64_t t0 = 0; t0 < g->taps; t0 += tpb) {
-    runs_of(g, t0, g->taps - t0 < tpb ? g->taps : t0 + tpb, &rs);
+  for (int64_t t0 = 0, kb = 0; t0 < g->taps; t0 += tpb, ++kb) {
+    const run_set rs = planned_runs(g, kb);
     pixel_bases(g, &rs, m0, rows, bases, zeros, windows);
     for (int64_t q = 0; q < rows; q += MR) {
       const int mr = (int)(rows - q < MR ? rows - q : MR);
@@ -438,7 +455,7 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
   if (m <= 0 || f <= 0)
     return;
   conv_args g = {in, out, NULL, n, h, w, c, kh, kw, f, oh, ow, stride_h, stride_w, dil_h,
-                 dil_w, pad_top, pad_left, m, kh * kw * c, kh * kw, 1, 0};
+                 dil_w, pad_top, pad_left, m, kh * kw * c, kh * kw, 1, 0, NULL};
   if (g.k <= 0) {
     memset(out, 0, (size_t)(m * f) * sizeof(float));
     return;
@@ -464,8 +481,11 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
     g.window = span > g.window ? span : g.window;
   }
   g.window = (g.window + 15) / 16 * 16; /* windows 64-byte aligned */
-  const int64_t panels = (f + NR - 1) / NR;
-  float *pb = reserve(&packed_filter, (size_t)(panels * g.k * NR) * sizeof(float));
+  const int64_t panels = (f + NR - 1) / NR, k_blocks_now = (g.taps + g.taps_per_block - 1) /
+                                                             g.taps_per_block;
+  float *pb = reserve(&packed_filter, (size_t)(panels * g.k * NR) * sizeof(float) +
+                                          (size_t)(k_blocks_now * plan_stride(&g)) *
+                                              sizeof(int64_t));
   void *memory = reserve(&scratch, scratch_bytes(&g));
   const float *zeros = zeros_for((size_t)g.window);
   if (!pb || !memory || !zeros) {
@@ -474,6 +494,8 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
   }
   pack_filter(filter, g.k, f, pb);
   g.pb = pb;
+  g.plan = (int64_t *)(pb + panels * g.k * NR);
+  plan_runs(&g);
   region_args r = {&g, (m + MB - 1) / MB};
   if (threads < 1 || (double)m * f * g.k < THREADED_WORK || r.blocks < 2)
     threads = 1;

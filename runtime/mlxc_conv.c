@@ -514,7 +514,10 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
  * channels to share: a pixel costs KH*KW multiply-adds per channel, and the kernel is
  * bound by reading the input. Channels are the vector lanes (16 at a time) and 8
  * pixels of a row share each filter vector; taps in the padding are skipped, rows of
- * them per output row and columns at the row's ends (pixels there one at a time). */
+ * them per output row and columns at the row's ends (pixels there one at a time).
+ * Skipping adds nothing that 0 * w would not, unless a weight is infinite or NaN: then
+ * (a check of the filter per call) every tap is computed, padding as zeros, as XLA
+ * does with its padded input, to the same NaN. */
 
 typedef struct {
   const float *in, *filter;
@@ -620,12 +623,35 @@ static void depthwise_portable(const depthwise_args *g, int64_t r0, int64_t r1) 
   depthwise_rows(g, r0, r1);
 }
 
+/* Every tap of rows r0 .. r1, the padding as zeros (for filters with infinities or NaN). */
+static void depthwise_every_tap(const depthwise_args *g, int64_t r0, int64_t r1) {
+  const int64_t c = g->c;
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t b = row / g->oh, y0 = row % g->oh * g->sh - g->pt;
+    for (int64_t x = 0; x < g->ow; ++x) {
+      float *out = g->out + (row * g->ow + x) * c;
+      for (int64_t ch = 0; ch < c; ++ch)
+        out[ch] = 0.0f;
+      for (int64_t i = 0; i < g->kh; ++i)
+        for (int64_t j = 0; j < g->kw; ++j) {
+          const int64_t iy = y0 + i * g->dh, ix = x * g->sw - g->pl + j * g->dw;
+          const int inside = iy >= 0 && iy < g->h && ix >= 0 && ix < g->w;
+          const float *in = g->in + ((b * g->h + iy) * g->w + ix) * c;
+          const float *wt = g->filter + (i * g->kw + j) * c;
+          for (int64_t ch = 0; ch < c; ++ch)
+            out[ch] += (inside ? in[ch] : 0.0f) * wt[ch];
+        }
+    }
+  }
+}
+
 typedef void (*depthwise_fn)(const depthwise_args *, int64_t, int64_t);
 static depthwise_fn depthwise;
 
 typedef struct {
   const depthwise_args *g;
   int64_t rows;
+  depthwise_fn fn;
 } depthwise_region_args;
 
 static void depthwise_region(int32_t *gtid, int32_t *btid, depthwise_region_args *r) {
@@ -634,7 +660,7 @@ static void depthwise_region(int32_t *gtid, int32_t *btid, depthwise_region_args
   int64_t lower = 0, upper = r->rows - 1, stride = 1;
   __kmpc_for_static_init_8(NULL, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
   if (lower <= upper)
-    depthwise(r->g, lower, upper + 1);
+    r->fn(r->g, lower, upper + 1);
 }
 
 MLXC_EXPORT void mlxc_sconv_depthwise(const float *in, const float *filter, float *out,
@@ -652,13 +678,18 @@ MLXC_EXPORT void mlxc_sconv_depthwise(const float *in, const float *filter, floa
   }
   const depthwise_args g = {in, filter, out, n, h, w, c, kh, kw, oh, ow,
                             stride_h, stride_w, dil_h, dil_w, pad_top, pad_left};
-  depthwise_region_args r = {&g, n * oh};
+  depthwise_region_args r = {&g, n * oh, depthwise};
   if (r.rows <= 0 || ow <= 0 || c <= 0)
     return;
+  for (int64_t k = 0; k < kh * kw * c; ++k)
+    if (filter[k] - filter[k] != 0.0f) { /* infinite or NaN */
+      r.fn = depthwise_every_tap;
+      break;
+    }
   if (threads < 1 || (double)r.rows * ow * c * kh * kw < THREADED_WORK || r.rows < 2)
     threads = 1;
   if (threads == 1) {
-    depthwise(&g, 0, r.rows);
+    r.fn(&g, 0, r.rows);
     return;
   }
   __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);

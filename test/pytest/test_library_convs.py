@@ -146,6 +146,25 @@ def test_input_computed_by_the_program():
     _check(lambda x, w: _conv()(x[:, 1:-2, 2:, :], w), x, w, calls=1)
 
 
+@pytest.mark.parametrize("groups", [1, 6])
+def test_infinite_weights_meet_the_padding(groups):
+    # A padded tap multiplies its weight by zero: an infinite weight makes NaN at the
+    # edges (and inf inside), as XLA's padded input does; the kernels skip no such tap.
+    rng = np.random.default_rng(14)
+    x, w = _f(rng, 1, 9, 10, 6), _f(rng, 3, 3, 6 // groups, 6)
+    w[0, 0] = np.inf
+    conv = lambda x, w: lax.conv_general_dilated(  # noqa: E731
+        x, w, (1, 1), "SAME", dimension_numbers=NHWC, feature_group_count=groups)
+    text, _, ref = export_program(conv, x, w)
+    lowered = _lowered(text)
+    assert "call @mlxc_sconv" in lowered
+    with mlxc.settings.override(cache=False):
+        out = mlxc.compile(text)(x, w)
+    assert np.isnan(ref[0]).any()
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(ref[0]))
+    np.testing.assert_array_equal(np.isinf(out), np.isinf(ref[0]))
+
+
 def test_inside_loops_and_branches():
     # The call and its output buffer inside an scf.for (lax.fori_loop) and scf.if arms.
     rng = np.random.default_rng(12)

@@ -43,6 +43,9 @@
 /* Rows that read a K block of B's columns (at most 256 x 512: 512 KiB, half of L2) in
  * place before the next rows read it again: A's K block for them is 192 KiB. */
 #define ROW_BLOCK 192
+/* Multiply-adds a task keeps at least when columns are split further for balance
+ * (~10 us on one core). */
+#define TASK_WORK (1 << 21)
 /* Rows a task takes at least when rows are split (each such task reads B again). */
 #define MIN_CHUNK_ROWS (4 * MR)
 
@@ -450,10 +453,14 @@ static void split(gemm_args *g, int threads) {
   int64_t panels = ceil_div(g->n, NR), row_panels = ceil_div(g->m, MR);
   int64_t col_chunks = ceil_div(g->n, NC), row_chunks = 1;
   if (threads > 1) {
-    /* Twice as many tasks as threads: a worker the OS runs late leaves less behind. */
+    /* Twice as many tasks as threads, and more while each keeps TASK_WORK: a worker
+     * that joins late (woken from sleep) or runs slowly still finds work, and the
+     * caller waits for at most one small task. Columns split for free (A and B are
+     * read in place, so nothing is done twice). */
     int64_t want = ceil_div(2 * (int64_t)threads, g->batch);
-    if (col_chunks < want)
-      col_chunks = min64(want, panels);
+    int64_t by_work = (int64_t)((double)g->m * g->n * g->k / TASK_WORK);
+    if (col_chunks < want || col_chunks < by_work)
+      col_chunks = min64(want > by_work ? want : by_work, panels);
     if (col_chunks < want)
       row_chunks = min64(ceil_div(want, col_chunks),
                          row_panels * MR >= 2 * MIN_CHUNK_ROWS ? row_panels * MR / MIN_CHUNK_ROWS

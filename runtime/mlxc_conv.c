@@ -255,18 +255,33 @@ static void choose_tile(void) {
   tile = tile_portable;
 }
 
+/* The filter's element strides along its four dimensions (HWIO order): a transposed
+ * filter (OIHW, say) is read in place. */
+typedef struct {
+  const float *data;
+  int64_t h, w, i, o;
+} filter_view;
+
 /* The filter (K x F) as panels of NR channels (the last of 16 when at most 16 are
  * left), each K rows of its width, zero past F; panel p starts at p * K * NR. */
-static void pack_filter(const float *filter, int64_t k, int64_t f, float *out) {
+static void pack_filter(const conv_args *g, const filter_view *fv, float *out) {
+  const int64_t k = g->k, f = g->f;
   for (int64_t c0 = 0; c0 < f; c0 += NR) {
     const int64_t width = f - c0 > 16 ? NR : 16;
     const int64_t cols = f - c0 < width ? f - c0 : width;
-    float *panel = out + c0 / NR * k * NR;
-    for (int64_t kk = 0; kk < k; ++kk) {
-      memcpy(panel + kk * width, filter + kk * f + c0, (size_t)cols * sizeof(float));
-      for (int64_t j = cols; j < width; ++j)
-        panel[kk * width + j] = 0.0f;
-    }
+    float *row = out + c0 / NR * k * NR;
+    for (int64_t i = 0; i < g->kh; ++i)
+      for (int64_t j = 0; j < g->kw; ++j)
+        for (int64_t ci = 0; ci < g->c; ++ci, row += width) {
+          const float *src = fv->data + i * fv->h + j * fv->w + ci * fv->i + c0 * fv->o;
+          if (fv->o == 1)
+            memcpy(row, src, (size_t)cols * sizeof(float));
+          else
+            for (int64_t ch = 0; ch < cols; ++ch)
+              row[ch] = src[ch * fv->o];
+          for (int64_t ch = cols; ch < width; ++ch)
+            row[ch] = 0.0f;
+        }
   }
 }
 
@@ -420,7 +435,7 @@ static void region(int32_t *gtid, int32_t *btid, region_args *r) {
 }
 
 /* Without memory for the buffers: the plain loops. */
-static void unpacked(const conv_args *g, const float *filter) {
+static void unpacked(const conv_args *g, const filter_view *fv) {
   for (int64_t m = 0; m < g->m; ++m) {
     const int64_t b = m / (g->oh * g->ow), y = m / g->ow % g->oh, x = m % g->ow;
     float *o = g->out + m * g->f;
@@ -435,10 +450,10 @@ static void unpacked(const conv_args *g, const float *filter) {
         if (ix < 0 || ix >= g->w)
           continue;
         const float *s = g->in + ((b * g->h + iy) * g->w + ix) * g->c;
-        const float *wt = filter + (i * g->kw + j) * g->c * g->f;
+        const float *wt = fv->data + i * fv->h + j * fv->w;
         for (int64_t ci = 0; ci < g->c; ++ci)
           for (int64_t ch = 0; ch < g->f; ++ch)
-            o[ch] += s[ci] * wt[ci * g->f + ch];
+            o[ch] += s[ci] * wt[ci * fv->i + ch * fv->o];
       }
     }
   }
@@ -448,7 +463,11 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
                             int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw,
                             int64_t f, int64_t oh, int64_t ow, int64_t stride_h,
                             int64_t stride_w, int64_t dil_h, int64_t dil_w, int64_t pad_top,
-                            int64_t pad_left, int32_t threads) {
+                            int64_t pad_left, int64_t filter_stride_h,
+                            int64_t filter_stride_w, int64_t filter_stride_i,
+                            int64_t filter_stride_o, int32_t threads) {
+  const filter_view fv = {filter, filter_stride_h, filter_stride_w, filter_stride_i,
+                          filter_stride_o};
   if (!tile)
     choose_tile();
   const int64_t m = n * oh * ow;
@@ -489,10 +508,10 @@ MLXC_EXPORT void mlxc_sconv(const float *in, const float *filter, float *out, in
   void *memory = reserve(&scratch, scratch_bytes(&g));
   const float *zeros = zeros_for((size_t)g.window);
   if (!pb || !memory || !zeros) {
-    unpacked(&g, filter);
+    unpacked(&g, &fv);
     return;
   }
-  pack_filter(filter, g.k, f, pb);
+  pack_filter(&g, &fv, pb);
   g.pb = pb;
   g.plan = (int64_t *)(pb + panels * g.k * NR);
   plan_runs(&g);

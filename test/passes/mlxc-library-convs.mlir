@@ -4,7 +4,8 @@
 // A SAME convolution: the call reads the unpadded input (%arg0 itself, with the
 // padding 1, 1 as arguments), writes a fresh buffer that becomes the result, and the
 // pad and the zero fill are gone. Each buffer goes as a memref<f32> of its first element.
-// Arguments: n h w c, kh kw f, oh ow, strides, dilations, low padding, threads.
+// Arguments: n h w c, kh kw f, oh ow, strides, dilations, low padding, the filter's
+// element strides along H W I O (dense HWIO here: 36 12 4 1), threads.
 // CHECK-LABEL: func.func @same
 // CHECK-NOT: tensor.pad
 // CHECK-NOT: linalg.fill
@@ -19,10 +20,12 @@
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
-// CHECK: call @mlxc_sconv(%[[XP]], %{{.*}}, %[[OP]], %[[C2]], %[[C5]], %[[C6]], %[[C3]], %[[C3]], %[[C3]], %[[C4]], %[[C5]], %[[C6]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %{{.*}}) : (memref<f32>, memref<f32>, memref<f32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, i32) -> ()
+// CHECK-DAG: %[[C12:.*]] = arith.constant 12 : index
+// CHECK-DAG: %[[C36:.*]] = arith.constant 36 : index
+// CHECK: call @mlxc_sconv(%[[XP]], %{{.*}}, %[[OP]], %[[C2]], %[[C5]], %[[C6]], %[[C3]], %[[C3]], %[[C3]], %[[C4]], %[[C5]], %[[C6]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C36]], %[[C12]], %[[C4]], %[[C1]], %{{.*}}) : (memref<f32>, memref<f32>, memref<f32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, i32) -> ()
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[O]] restrict writable
 // CHECK: return %[[R]]
-// CHECK: func.func private @mlxc_sconv(memref<f32>, memref<f32>, memref<f32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, i32)
+// CHECK: func.func private @mlxc_sconv(memref<f32>, memref<f32>, memref<f32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, index, i32)
 // After bufferization the result buffer is the output argument, and no temporary is
 // left: no padded copy.
 // BUF: module attributes {{{.*}}mlxc.temp_bytes = 0 : i64}
@@ -61,7 +64,7 @@ func.func @same(%x: tensor<2x5x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<2x5x
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[C9:.*]] = arith.constant 9 : index
-// CHECK: call @mlxc_sconv(%[[XP]], %{{.*}}, %{{.*}}, %[[C1]], %[[C9]], %[[C9]], %[[C2]], %[[C3]], %[[C3]], %[[C5]], %[[C4]], %[[C3]], %[[C2]], %[[C2]], %[[C1]], %[[C2]], %[[C0]], %[[C0]], %{{.*}})
+// CHECK: call @mlxc_sconv(%[[XP]], %{{.*}}, %{{.*}}, %[[C1]], %[[C9]], %[[C9]], %[[C2]], %[[C3]], %[[C3]], %[[C5]], %[[C4]], %[[C3]], %[[C2]], %[[C2]], %[[C1]], %[[C2]], %[[C0]], %[[C0]], {{.*}})
 // CHECK: return %{{.*}}, %[[P]]
 func.func @strided(%x: tensor<1x9x9x2xf32>, %w: tensor<3x3x2x5xf32>) -> (tensor<1x4x3x5xf32>, tensor<1x10x10x2xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -88,7 +91,7 @@ func.func @strided(%x: tensor<1x9x9x2xf32>, %w: tensor<3x3x2x5xf32>) -> (tensor<
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C40:.*]] = arith.constant 40 : index
-// CHECK: call @mlxc_sconv(%{{.*}}, %{{.*}}, %{{.*}}, %[[C2]], %[[C1]], %[[C40]], %[[C8]], %[[C1]], %[[C5]], %[[C16]], %[[C1]], %[[C40]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C0]], %[[C2]], %{{.*}})
+// CHECK: call @mlxc_sconv(%{{.*}}, %{{.*}}, %{{.*}}, %[[C2]], %[[C1]], %[[C40]], %[[C8]], %[[C1]], %[[C5]], %[[C16]], %[[C1]], %[[C40]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C0]], %[[C2]], {{.*}})
 func.func @one_d(%x: tensor<2x40x8xf32>, %w: tensor<5x8x16xf32>) -> tensor<2x40x16xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x40x16xf32>
@@ -188,4 +191,35 @@ func.func @depthwise_batch_of_one(%x: tensor<1x7x12x19xf32>, %w: tensor<3x3x19xf
   %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
       ins(%e, %w : tensor<1x9x14x19xf32>, tensor<3x3x19xf32>) outs(%f : tensor<1x7x12x19xf32>) -> tensor<1x7x12x19xf32>
   return %r : tensor<1x7x12x19xf32>
+}
+
+// -----
+
+// An OIHW filter made HWIO by a transpose (as mlxc-conv-nhwc-layout leaves an NCHW
+// convolution): the call reads %arg1 itself, O I H W = 4 3 3 3 stored with strides
+// 27 9 3 1, so along H W I O the strides are 3 1 9 27; the transpose goes.
+// CHECK-LABEL: func.func @transposed_filter
+// CHECK-NOT: linalg.generic
+// CHECK-DAG: %[[W:.*]] = bufferization.to_buffer %arg1 read_only : tensor<4x3x3x3xf32> to memref<4x3x3x3xf32>
+// CHECK-DAG: %[[WP:.*]] = memref.reinterpret_cast %[[W]]
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C9:.*]] = arith.constant 9 : index
+// CHECK-DAG: %[[C27:.*]] = arith.constant 27 : index
+// CHECK: call @mlxc_sconv(%{{.*}}, %[[WP]], {{.*}}, %[[C3]], %[[C1]], %[[C9]], %[[C27]], %{{[^,]*}}) :
+#oihw = affine_map<(h, w, i, o) -> (o, i, h, w)>
+#hwio = affine_map<(h, w, i, o) -> (h, w, i, o)>
+func.func @transposed_filter(%x: tensor<2x5x6x3xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x3x3x4xf32>
+  %t = linalg.generic {indexing_maps = [#oihw, #hwio], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w : tensor<4x3x3x3xf32>) outs(%e : tensor<3x3x3x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<3x3x3x4xf32>
+  %o = tensor.empty() : tensor<2x3x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%o : tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %t : tensor<2x5x6x3xf32>, tensor<3x3x3x4xf32>) outs(%f : tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  return %c : tensor<2x3x4x4xf32>
 }

@@ -120,12 +120,18 @@ def test_one_dimensional(padding):
 
 
 def test_other_layouts_run_through_the_kernel():
-    # mlxc-conv-nhwc-layout makes NCHW/OIHW an NHWC/HWIO convolution between transposes.
+    # mlxc-conv-nhwc-layout makes NCHW/OIHW an NHWC/HWIO convolution between transposes;
+    # the filter's transpose is not made: the kernel reads the OIHW filter in place.
     rng = np.random.default_rng(2)
     x, w = _f(rng, 2, 16, 10, 10), _f(rng, 24, 16, 3, 3, scale=0.2)
     conv = lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME",  # noqa: E731
                                                  dimension_numbers=("NCHW", "OIHW", "NCHW"))
-    _check(conv, x, w, calls=1)
+    exe, _ = _check(conv, x, w, calls=1)
+    buffers = _lowered(export_program(conv, x, w)[0])
+    assert "memref<3x3x16x24xf32>" not in buffers  # no HWIO copy of the filter
+    assert "memref<2x12x12x16xf32>" not in buffers  # no padded input
+    generated, _ = _check(conv, x, w, calls=0, library_calls=False)
+    assert exe.memory_stats()["temp_bytes"] <= generated.memory_stats()["temp_bytes"]
 
 
 def test_epilogue_runs_on_the_call_output():
@@ -295,7 +301,7 @@ def test_kernels_on_random_shapes(depthwise):
     lib = native.load()
     fn = lib.mlxc_sconv_depthwise if depthwise else lib.mlxc_sconv
     ptr, i64 = ctypes.c_void_p, ctypes.c_int64
-    fn.argtypes = [ptr] * 3 + [i64] * (14 if depthwise else 15) + [ctypes.c_int32]
+    fn.argtypes = [ptr] * 3 + [i64] * (14 if depthwise else 19) + [ctypes.c_int32]
     fn.restype = None
     rng = np.random.default_rng(13 + depthwise)
     for _ in range(60):
@@ -313,8 +319,16 @@ def test_kernels_on_random_shapes(depthwise):
         out = np.full((n, *out_hw, c if depthwise else f), np.nan, np.float32)
         sizes = [n, h, w_, c, kh, kw] + ([] if depthwise else [f]) + out_hw + strides + \
             dilations + low
+        stored = w
+        if not depthwise:
+            # The filter as stored in some other order (OIHW, IOWH, ...), read through
+            # its strides.
+            order = [int(d) for d in rng.permutation(4)]
+            stored = np.ascontiguousarray(w.transpose(order))
+            in_stored = [order.index(d) for d in range(4)]
+            sizes += [stored.strides[in_stored[d]] // 4 for d in range(4)]
         want = _reference(x, w, strides, dilations, low, out_hw, depthwise)
         for threads in (1, 2):
             out[...] = np.nan
-            fn(x.ctypes.data, w.ctypes.data, out.ctypes.data, *sizes, threads)
+            fn(x.ctypes.data, stored.ctypes.data, out.ctypes.data, *sizes, threads)
             assert normwise_error(out, want) <= 1e-6, (sizes, threads)

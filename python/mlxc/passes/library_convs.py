@@ -5,7 +5,9 @@ Which convolutions: targets/cpu/library_convs.py (and why). The rewrite runs on
 tensors, before bufferization, so that the zero padding in front of a convolution
 never becomes a buffer: the call reads the unpadded input (taps in the padding count
 as zeros) and the padding op goes when nothing else reads it. The convolution's zero
-fill goes too, since the kernel overwrites its output.
+fill goes too, since the kernel overwrites its output, and so does a transpose that
+made the filter HWIO (an OIHW filter): the kernel reads the filter through strides
+when it packs it, so the transposed copy is never made.
 
 Operands are handed over as buffers through `bufferization.to_buffer` (read-only) and
 a fresh `memref.alloc` that `bufferization.to_tensor` makes the result, which
@@ -73,7 +75,7 @@ def _rewrite(op, conv: library_convs.Conv, threads: int) -> None:
     fill = library_convs.zero_fill(op.operands[2])
     with ir.InsertionPoint(op), op.location:
         source = _read_only_buffer(conv.source)
-        filter_ = _read_only_buffer(op.operands[1])
+        filter_ = _read_only_buffer(conv.filter)
         out = ir.Operation.create(
             "memref.alloc", results=[ir.MemRefType.get(result_type.shape, ir.F32Type.get())],
             attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0]),
@@ -81,7 +83,8 @@ def _rewrite(op, conv: library_convs.Conv, threads: int) -> None:
         ).result
         sizes = [conv.n, conv.h, conv.w, conv.c, conv.kh, conv.kw,
                  *([] if conv.depthwise else [conv.f]), conv.oh, conv.ow,
-                 *conv.strides, *conv.dilations, *conv.low]
+                 *conv.strides, *conv.dilations, *conv.low,
+                 *([] if conv.depthwise else conv.filter_strides)]
         i32 = ir.IntegerType.get_signless(32)
         count = ir.Operation.create("arith.constant", results=[i32],
                                     attributes={"value": ir.IntegerAttr.get(i32, threads)})
@@ -99,7 +102,7 @@ def _rewrite(op, conv: library_convs.Conv, threads: int) -> None:
             attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()}).result
     op.results[0].replace_all_uses_with(result)
     op.erase()
-    for dead in (*conv.padding, fill):
+    for dead in (*conv.padding, conv.transpose, fill):
         if dead is not None and not list(dead.results[0].uses):
             dead.erase()
 
@@ -114,7 +117,7 @@ def run(module) -> None:
         return
     with irutil.as_operation(module).context:
         if any(not conv.depthwise for _, conv in found):
-            _declare(module, CALLEE, 15)
+            _declare(module, CALLEE, 19)
         if any(conv.depthwise for _, conv in found):
             _declare(module, DEPTHWISE_CALLEE, 14)
         threads = settings.get("threads")

@@ -218,11 +218,18 @@ def set_aside(module) -> None:
         stash_body = stash.regions[0].blocks[0]
         for n, op in enumerate(products):
             fill = _zero_fill_of(op.operands[2], op)
-            if fill is None and op.name in library_convs.CONVS:
-                # A zero fill cse shared between convolutions goes along as a copy: left
-                # here, the vectorizer would make it something the call cannot drop.
-                fill = library_convs.zero_fill(op.operands[2])
-            moved = ([fill] if fill is not None else []) + [op]
+            transpose = None
+            if op.name in library_convs.CONVS:
+                if fill is None:
+                    # A zero fill cse shared between convolutions goes along as a copy:
+                    # left here, the vectorizer would make it something the call cannot
+                    # drop.
+                    fill = library_convs.zero_fill(op.operands[2])
+                # The transpose that makes its filter HWIO (used by it alone) moves too:
+                # the call then reads the filter it transposes in place.
+                transpose = (library_convs.filter_transpose(op) or (None,))[0]
+            moved = ([transpose] if transpose is not None else []) + \
+                ([fill] if fill is not None else []) + [op]
             inner = {r for o in moved for r in o.results}
             args = []
             for o in moved:
@@ -251,6 +258,8 @@ def set_aside(module) -> None:
             op.erase()
             if fill is not None and not list(fill.results[0].uses):
                 fill.erase()
+            if transpose is not None:
+                transpose.erase()
 
 
 def put_back(module) -> None:

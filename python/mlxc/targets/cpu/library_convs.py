@@ -47,10 +47,50 @@ class Conv:
     strides: tuple       # (h, w)
     dilations: tuple     # (h, w)
     low: tuple           # padding before the first row and column
+    filter: ir.Value     # the filter as stored (HWIO, or what a transpose made HWIO of)
+    filter_strides: tuple  # its element strides along H, W, I and O
+    transpose: Optional[ir.Operation]  # the transpose between it and the convolution
 
     @property
     def work(self) -> int:
         return self.n * self.oh * self.ow * self.f * self.kh * self.kw * self.c
+
+
+def _dense_strides(shape) -> list[int]:
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return strides[::-1]
+
+
+def filter_transpose(op):
+    """The transpose (a linalg.generic that only permutes, or linalg.transpose) that
+    makes the filter of the dense convolution `op`, used by it alone, and for each of
+    the filter's dims the dim of the transpose's input it is; else None. mlxc-conv-
+    nhwc-layout puts an OIHW filter in HWIO order so; the kernel reads it in place."""
+    if op.name not in DENSE:
+        return None
+    t = irutil.defining_op(op.operands[1])
+    if t is None or len(t.results) != 1 or len(list(t.results[0].uses)) != 1 or \
+            len(t.operands) != 2:
+        return None
+    if t.name == "linalg.transpose":
+        return t, list(ir.DenseI64ArrayAttr(t.attributes["permutation"]))
+    if t.name != "linalg.generic":
+        return None
+    body = list(t.regions[0].blocks[0].operations)
+    block = t.regions[0].blocks[0]
+    if len(body) != 1 or body[0].name != "linalg.yield" or \
+            body[0].operands[0] != block.arguments[0]:
+        return None
+    maps = irutil.indexing_maps(t)
+    if len(maps) != 2 or not maps[1].is_permutation or \
+            [ir.AffineDimExpr(e).position for e in maps[1].results] != \
+            list(range(maps[1].n_dims)) or not maps[0].is_permutation:
+        return None
+    into = [ir.AffineDimExpr(e).position for e in maps[0].results]  # input dim -> loop
+    return t, [into.index(k) for k in range(len(into))]
 
 
 def _ints(op, name: str, rank: int) -> list[int]:
@@ -175,5 +215,15 @@ def conv(op) -> Optional[Conv]:
     (n, h, w, c), (kh, kw, _, f), (_, oh, ow, _) = shapes
     if min(n, h, w, c, kh, kw, f, oh, ow) <= 0:
         return None
+    filter_, transpose = op.operands[1], None
+    filter_strides = _dense_strides(shapes[1])
+    found = filter_transpose(op)
+    if found is not None and _static_f32(found[0].operands[0]) is not None:
+        transpose, dims = found
+        filter_ = transpose.operands[0]
+        stored = _dense_strides(_static_f32(filter_))
+        filter_strides = [stored[d] for d in dims]
+        if rank == 1:
+            filter_strides = [0] + filter_strides
     return Conv(depthwise, source, padding, n, h, w, c, kh, kw, f, oh, ow, tuple(strides),
-                tuple(dilations), tuple(low))
+                tuple(dilations), tuple(low), filter_, tuple(filter_strides), transpose)

@@ -123,3 +123,36 @@ func.func @shorter_loop(%t: tensor<10xi8>) -> tensor<3x2xi8> {
   } -> tensor<3x2xi8>
   return %r : tensor<3x2xi8>
 }
+
+// -----
+
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+#w = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// An embedding's weighted sum: the id of (row, k) indexes the table, and it is the same
+// in every lane of the column loop (d1) the vectorizer runs along. Read as an extract the
+// vectorizer sees that and loads table rows whole; as an input it would gather one
+// element per lane. It stays an extract.
+// CHECK-LABEL: func.func @embedding
+// CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<4x8xf32>)
+// CHECK: tensor.extract %arg1
+// CHECK: tensor.extract %arg0
+func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<4x8xi32>, %wt: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r = linalg.generic {indexing_maps = [#w, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%wt : tensor<4x8xf32>) outs(%f : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %b = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %id = tensor.extract %ids[%b, %k] : tensor<4x8xi32>
+    %row = arith.index_cast %id : i32 to index
+    %v = tensor.extract %table[%row, %c] : tensor<100x16xf32>
+    %m = arith.mulf %x, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}

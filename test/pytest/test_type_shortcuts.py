@@ -15,7 +15,7 @@ from mlxc._mlir import ir, new_context
 from mlxc.passes import parallelize_tile_loops
 from mlxc.pipelines import contracts
 
-NAMES = ("softmax", "layernorm", "attention", "mlp", "conv_nhwc", "transformer_block")
+NAMES = ("softmax", "layernorm", "attention", "mlp", "residual_block", "transformer_block")
 
 
 def _every_type(ops) -> set:

@@ -10,7 +10,10 @@ a buffer of its own; XLA fuses it. As an input with the indexing map the indices
 
 An extract qualifies when it sits directly in the generic's body (not in a nested
 region) and each index is a `linalg.index` of a loop that spans the dimension exactly,
-or an index constant within it. Data-dependent indices stay extracts.
+or an index constant within it. Data-dependent indices stay extracts, and so does a
+read that indexes another read while being the same in every vector lane (an
+embedding's id, read once per row of the table): the vectorizer loads the whole row
+contiguously only while it can see that.
 """
 
 from __future__ import annotations
@@ -99,6 +102,38 @@ def _rewrite(generic, reads: list) -> None:
     generic.erase()
 
 
+def _feeds_an_index(extract) -> bool:
+    """Whether the value `extract` reads flows (through the body's scalar ops) into the
+    indices of another tensor.extract: the read is then a gather's index."""
+    seen, work = set(), [extract.results[0]]
+    while work:
+        value = work.pop()
+        for use in value.uses:
+            user = irutil.as_operation(use.owner)
+            if user.name == "tensor.extract" and use.operand_number > 0:
+                return True
+            if user.name == "linalg.yield" or len(user.regions):
+                continue
+            for r in user.results:
+                if r not in seen:
+                    seen.add(r)
+                    work.append(r)
+    return False
+
+
+def _uniform_across_lanes(generic, read) -> bool:
+    """Whether `read` (an indexing map) leaves out a parallel loop of more than one trip:
+    the vectorizer runs its lanes along such a loop, and an index read as an extract at
+    indices it does not vary is known to be the same in every lane (a row gather then
+    loads contiguous rows); as an input it is a vector like any other, and the row read
+    a gather of one element per lane."""
+    extents = _loop_extents(generic)
+    used = {e.position for e in read.results if isinstance(e, ir.AffineDimExpr)}
+    iterators = ir.ArrayAttr(generic.attributes["iterator_types"])
+    return any("parallel" in str(it) and extents.get(d, 1) > 1 and d not in used
+               for d, it in enumerate(iterators))
+
+
 def run(module) -> None:
     for generic in irutil.ops_named(module, "linalg.generic"):
         if not all(isinstance(r.type, ir.RankedTensorType) for r in generic.results):
@@ -108,7 +143,8 @@ def run(module) -> None:
         for op in body.operations:
             if op.name == "tensor.extract":
                 m = _as_input(generic, op)
-                if m is not None:
+                if m is not None and not (_feeds_an_index(op) and
+                                          _uniform_across_lanes(generic, m)):
                     reads.append((op, m))
         if reads:
             _rewrite(generic, reads)

@@ -8,7 +8,10 @@ and scheduling of that code was most of the program's 250 ms compile. Unrolling 
 whose body is already four 512-bit vectors wide saves a compare and a branch per
 iteration.
 
-Loops that carry values (iter_args: a row's running max or sum) are left to LLVM:
+Only loops around vector code are kept rolled: a scalar loop nest (what the schedules
+leave to LLVM: grouped convolutions, pooling windows) relies on LLVM's unrolling, and a
+depthwise convolution's ran 7x slower without it. Loops that carry values (iter_args:
+a row's running max or sum) are left to LLVM too:
 unrolled, the independent exponentials of successive iterations overlap, and softmax
 ran 12% slower without that. Each other scf.for gets `llvm.loop_annotation` with
 unrolling disabled; convert-scf-to-cf puts
@@ -25,8 +28,26 @@ from . import PythonPass
 ATTR = "llvm.loop_annotation"
 
 
+def _vector_loops(module) -> list:
+    """The scf.for ops with a vector op somewhere in their body, outermost first."""
+    found, seen = [], set()
+    for op in irutil.walk(module):
+        if not op.name.startswith("vector."):
+            continue
+        parent = op.parent
+        while parent is not None and parent.name != "func.func":
+            if parent.name == "scf.for":
+                key = parent.operation
+                if key in seen:
+                    break   # its ancestors are marked already
+                seen.add(key)
+                found.append(parent)
+            parent = parent.parent
+    return found
+
+
 def run(module) -> None:
-    loops = irutil.ops_named(module, "scf.for")
+    loops = _vector_loops(module)
     if not loops:
         return
     with irutil.as_operation(module).context:

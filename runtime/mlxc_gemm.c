@@ -15,9 +15,7 @@
  *   columns 4 KiB apart ran 5% faster in place. A row-major B, 64 columns at a time,
  *   K block by K block (at most 256 x 512, 512 KiB: half of L2), by 192 rows at a time:
  *   every tile after the first reads the panel from L2, as it would read a packed copy,
- *   and the copy cost 12% of the time on 64-row products and 32% on 10-row ones (it
- *   was worth it in the classic scheme, a 64 KiB packed panel streaming to a 6-row
- *   tile; reading B in place there ran 2.3x slower).
+ *   and the copy cost 12% of the time on 64-row products and 32% on 10-row ones.
  * - What is packed: a transposed B (16 x 16 blocks transposed in registers), B's narrow
  *   edge panels (zero-padded to 16 columns), and an A or B with neither stride 1.
  *
@@ -37,8 +35,8 @@
 #define NR 64
 #define KC 256
 #define NC 512 /* columns a task takes on one thread */
-/* Below this many multiply-adds a product runs on its caller alone: waking a worker
- * and splitting B cost more than the second core saves. */
+/* Below this many multiply-adds (~2.5 us on one core) a product runs on its caller
+ * alone: waking a worker costs about as much as the second core saves. */
 #define THREADED_WORK (1 << 19)
 /* Rows that read a K block of B's columns (at most 256 x 512: 512 KiB, half of L2) in
  * place before the next rows read it again: A's K block for them is 192 KiB. */
@@ -82,10 +80,8 @@ typedef struct {
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* ---- packing (plain C: it moves memory, the compiler vectorizes the copies) ---- */
+/* ---- packing (the AVX-512 copies are with the tiles below) ---- */
 
-/* rows (k) x cols (n) of B from (k0, c0) into panels of NR columns, panel p at
- * out + p * rows, each round_up(width, 16) wide with zeros past the last column. */
 /* Any strides: 8 columns at a time, down the whole depth, so 8 source streams are open
  * at once whatever B's strides. */
 static void gather(float *dst, const float *src, int64_t rows, int64_t rs, int64_t cs, int nr,
@@ -103,19 +99,18 @@ static void gather(float *dst, const float *src, int64_t rows, int64_t rs, int64
       dst[kk * w + j] = 0.0f;
 }
 
+/* A panel of B: rows (k) x nr (at most NR) columns from (k0, c0), to rows of
+ * round_up(nr, 16) values at out, zeros past the last column. */
 static void pack_b(const gemm_args *g, const float *b, int64_t k0, int64_t rows, int64_t c0,
-                   int64_t cols, float *out) {
-  for (int64_t p = 0; p < cols; p += NR) {
-    int64_t nr = min64(NR, cols - p), w = ceil_div(nr, 16) * 16;
-    const float *src = b + k0 * g->b_rs + (c0 + p) * g->b_cs;
-    float *dst = out + p * rows;
-    if (g->b_cs == 1)
-      g->kern->copy_rows(dst, src, rows, g->b_rs, (int)nr, (int)w);
-    else if (g->b_rs == 1)
-      g->kern->copy_cols(dst, src, rows, g->b_cs, (int)nr, (int)w);
-    else
-      gather(dst, src, rows, g->b_rs, g->b_cs, (int)nr, (int)w);
-  }
+                   int nr, float *out) {
+  int w = (nr + 15) / 16 * 16;
+  const float *src = b + k0 * g->b_rs + c0 * g->b_cs;
+  if (g->b_cs == 1)
+    g->kern->copy_rows(out, src, rows, g->b_rs, nr, w);
+  else if (g->b_rs == 1)
+    g->kern->copy_cols(out, src, rows, g->b_cs, nr, w);
+  else
+    gather(out, src, rows, g->b_rs, g->b_cs, nr, w);
 }
 
 /* rows (<= MR) x depth of A from (r0, k0): out[kk * MR + r]. */

@@ -93,6 +93,12 @@ def _multiply_add_body(op) -> bool:
     return len(yld.operands) == 1 and yld.operands[0] == add.results[0]
 
 
+def takes(batch: int, m: int, n: int, k: int) -> bool:
+    """Whether products of these sizes go to the kernel (the setting included)."""
+    return bool(settings.get("library_calls")) and m >= MIN_M and n >= MIN_N and \
+        k >= MIN_K and batch * m * n * k >= MIN_WORK
+
+
 def matmul(op) -> Optional[Matmul]:
     """The product `op` computes, when the runtime's kernel should compute it."""
     if not settings.get("library_calls"):
@@ -144,8 +150,7 @@ def matmul(op) -> Optional[Matmul]:
             return None
     if batch is not None and batch not in info.operand_dims(2):
         return None
-    if sizes[m] < MIN_M or sizes[n] < MIN_N or sizes[k] < MIN_K or \
-            sizes[m] * sizes[n] * sizes[k] * (sizes[batch] if batch is not None else 1) < MIN_WORK:
+    if not takes(sizes[batch] if batch is not None else 1, sizes[m], sizes[n], sizes[k]):
         return None
     return info
 

@@ -233,7 +233,20 @@ def llvm_stage():
     ])
 
 
+def with_kernel_products(simplify: Stage) -> Stage:
+    """The common simplify stage; when products call the runtime's kernel, the layout pass
+    leaves the operands of those it will compute in place (the kernel reads any strides)."""
+    if not (settings.get("library_calls") and settings.get("cpu_schedules")):
+        return simplify
+    passes = tuple(Pass(p.name, (("kernel-products", "1"),), p.anchor,
+                        p.why + "; not for products the runtime's kernel computes, which "
+                        "reads any strides", p.when)
+                   if p.name == "mlxc-dot-general-layout" else p for p in simplify.passes)
+    return Stage(simplify.name, passes, simplify.why)
+
+
 def cpu_pipeline(entry: str = "main") -> Pipeline:
-    wrap = {"fuse": with_schedules, "bufferize": with_temp_memory}
+    wrap = {"simplify": with_kernel_products, "fuse": with_schedules,
+            "bufferize": with_temp_memory}
     stages = [wrap[s.name](s) if s.name in wrap else s for s in common_stages(entry)]
     return Pipeline("cpu", tuple(stages + [lower_stage(), llvm_stage()]))

@@ -88,9 +88,10 @@ _ALL = [
     Setting("cpu_schedules", "MLXC_CPU_SCHEDULES", _bool, True,
             "tile and vectorize linalg ops for the host CPU (0: plain loops, for comparison)"),
     Setting("library_calls", "MLXC_LIBRARY_CALLS", _bool, True,
-            "f32 matrix products with nothing fused into them, and f32 NHWC convolutions "
-            "(dense and depthwise, reading the unpadded input), call the runtime's kernels "
-            "instead of being compiled (0: generate their code, for comparison)"),
+            "f32 matrix products with nothing fused into them, f32 NHWC convolutions "
+            "(dense and depthwise, reading the unpadded input) and f32 max and sum poolings "
+            "(skipping their padding) call the runtime's kernels instead of being compiled "
+            "(0: generate their code, for comparison)"),
     Setting("approx_math", "MLXC_APPROX_MATH", _bool, True,
             "f32 exp/log/tanh/erf as inline polynomials, as XLA computes them (0: libm calls)"),
     Setting("unpadded_convs", "MLXC_UNPADDED_CONVS", _bool, False,

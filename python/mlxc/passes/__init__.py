@@ -67,6 +67,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-rolled-loops": "mlxc.passes.rolled_loops",
     "mlxc-loop-annotations": "mlxc.passes.loop_annotations",
     "mlxc-library-convs": "mlxc.passes.library_convs",
+    "mlxc-library-pools": "mlxc.passes.library_pools",
     # The cuda target's passes live with the target.
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",

@@ -22,7 +22,7 @@ from typing import Optional
 
 from ... import irutil, settings
 from ..._mlir import ir, linalg
-from . import library_convs
+from . import library_convs, library_pools
 
 # Through the call rnn_scan's 16x128x128 steps (under MIN_WORK) ran 5% slower; from 8
 # rows and 2^19 multiply-adds every bench program ran as fast or faster (lstm_cell 0.85x,
@@ -210,6 +210,9 @@ def set_aside(module) -> None:
                 and len(op.results) == 1 and matmul(op) is not None]
     products += [op for op in irutil.ops_named(module, *library_convs.CONVS)
                  if library_convs.conv(op) is not None]
+    pools = [op for op in irutil.ops_named(module, *library_pools.POOLS)
+             if library_pools.pool(op) is not None]
+    products += pools
     if not products:
         return
     body = _module_body(module)
@@ -233,6 +236,10 @@ def set_aside(module) -> None:
                 # The transpose that makes its filter HWIO (used by it alone) moves too:
                 # the call then reads the filter it transposes in place.
                 transpose = (library_convs.filter_transpose(op) or (None,))[0]
+            elif op in pools:
+                # Its init's fill of the identity goes along (a copy, if shared): the
+                # vectorizer would make it loops, and the call could not drop it.
+                fill = library_pools.init_fill(op)[0]
             moved = ([transpose] if transpose is not None else []) + \
                 ([fill] if fill is not None else []) + [op]
             inner = {r for o in moved for r in o.results}

@@ -77,7 +77,13 @@ def with_temp_memory(bufferize: Stage) -> Stage:
                   "reads the unpadded input: the padding never becomes a buffer",
                   only_with("linalg.conv_2d_nhwc_hwcf", "linalg.conv_1d_nwc_wcf",
                             "linalg.depthwise_conv_2d_nhwc_hwc",
-                            "linalg.depthwise_conv_1d_nwc_wc"))] \
+                            "linalg.depthwise_conv_1d_nwc_wc")),
+             Pass("mlxc-library-pools", (), (),
+                  "f32 max and sum poolings call the runtime's kernel (runtime/mlxc_pool.c), "
+                  "which skips the taps in the padding: the padding never becomes a buffer",
+                  only_with("linalg.generic", "linalg.pooling_nhwc_max",
+                            "linalg.pooling_nhwc_sum", "linalg.pooling_nwc_max",
+                            "linalg.pooling_nwc_sum"))] \
         if settings.get("library_calls") and settings.get("cpu_schedules") else []
     passes = convs + [pads] + [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
     fuse = Pass("mlxc-fuse-row-loops", (), (),

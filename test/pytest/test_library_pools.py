@@ -61,6 +61,8 @@ CASES = {
     "rows_only": ((2, 9, 4, 33), (1, 3, 1, 1), (1, 2, 1, 1), "SAME", None),
     "nchw": ((2, 3, 9, 8), (1, 1, 3, 3), (1, 1, 2, 2), "SAME", None),
     "batch_of_one": ((1, 12, 12, 48), (1, 3, 3, 1), (1, 2, 2, 1), "SAME", None),
+    # 1-D, the init a generic that yields a constant from outside it (set aside whole).
+    "strided_1d": ((10,), (2,), (3,), "VALID", None),
 }
 
 
@@ -79,6 +81,19 @@ def test_pools_match_jax(name, kind):
     else:
         np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
     # The taps are added in the generated code's order: the same sums to the bit.
+    _, (generated,) = _run(text, [x], library_calls=False)
+    np.testing.assert_array_equal(out, generated)
+
+
+def test_short_cumsum_is_a_sum_pool():
+    # JAX exports cumsum as a reduce_window over the row padded by n - 1 zeros; a short
+    # float one keeps that form (mlxc-reduce-window-scans), in the interpreter's order.
+    fn = lambda x: jnp.cumsum(x, axis=1)
+    x = _f(np.random.default_rng(7), 3, 9)
+    text, _, (ref,) = export_program(fn, x)
+    assert _lowered(text).count(CALL) == 1
+    _, (out,) = _run(text, [x])
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6)
     _, (generated,) = _run(text, [x], library_calls=False)
     np.testing.assert_array_equal(out, generated)
 

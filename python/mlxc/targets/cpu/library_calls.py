@@ -239,7 +239,7 @@ def set_aside(module) -> None:
             elif op in pools:
                 # Its init's fill of the identity goes along (a copy, if shared): the
                 # vectorizer would make it loops, and the call could not drop it.
-                fill = library_pools.init_fill(op)[0]
+                fill = library_pools.init_as_fill(op)
             moved = ([transpose] if transpose is not None else []) + \
                 ([fill] if fill is not None else []) + [op]
             inner = {r for o in moved for r in o.results}

@@ -23,6 +23,7 @@ from typing import Optional
 
 from ... import irutil, settings
 from ..._mlir import ir
+from ...passes.pads_as_fills import _fill
 from .library_convs import _ints, _static_f32
 
 MAX, SUM = 0, 1  # mlxc_pool.h's MLXC_POOL_MAX and MLXC_POOL_SUM
@@ -94,6 +95,21 @@ def init_fill(op):
     if empty is None or empty.name != "tensor.empty" or _float_constant(value) is None:
         return None
     return fill, value
+
+
+def init_as_fill(op):
+    """The pooling's init fill, made a linalg.fill for `op` if it is a generic: that one
+    yields a constant from outside its region, which set_aside, moving the fill into a
+    function of its own, would leave behind (a use of another function's value)."""
+    fill, value = init_fill(op)
+    if fill.name == "linalg.fill":
+        return fill
+    with ir.InsertionPoint(fill):
+        made = irutil.defining_op(_fill(value, fill.results[0].type, fill.location))
+    op.operands[len(op.operands) - 1] = made.results[0]
+    if not list(fill.results[0].uses):
+        fill.erase()
+    return made
 
 
 def _kind(op) -> Optional[int]:

@@ -64,6 +64,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-fuse-row-loops": "mlxc.passes.fuse_row_loops",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",
+    "mlxc-library-sorts": "mlxc.passes.library_sorts",
     "mlxc-rolled-loops": "mlxc.passes.rolled_loops",
     "mlxc-loop-annotations": "mlxc.passes.loop_annotations",
     "mlxc-library-convs": "mlxc.passes.library_convs",

@@ -251,8 +251,25 @@ def with_kernel_products(simplify: Stage) -> Stage:
     return Stage(simplify.name, passes, simplify.why)
 
 
+def with_library_sorts(linalg: Stage) -> Stage:
+    """The common linalg stage; with library calls, JAX's float sorts call the runtime's
+    radix sort before mlxc-lower-extra-ops would make them merge sorts."""
+    if not settings.get("library_calls"):
+        return linalg
+    sorts = Pass("mlxc-library-sorts", (), (),
+                 "a sort of one f32 operand by JAX's comparator calls the runtime's stable "
+                 "radix sort (runtime/mlxc_sort.c): O(n), no permutation buffer",
+                 only_with("stablehlo.sort"))
+    passes = []
+    for p in linalg.passes:
+        if p.name == "mlxc-lower-extra-ops":
+            passes.append(sorts)
+        passes.append(p)
+    return Stage(linalg.name, tuple(passes), linalg.why)
+
+
 def cpu_pipeline(entry: str = "main") -> Pipeline:
-    wrap = {"simplify": with_kernel_products, "fuse": with_schedules,
-            "bufferize": with_temp_memory}
+    wrap = {"simplify": with_kernel_products, "linalg": with_library_sorts,
+            "fuse": with_schedules, "bufferize": with_temp_memory}
     stages = [wrap[s.name](s) if s.name in wrap else s for s in common_stages(entry)]
     return Pipeline("cpu", tuple(stages + [lower_stage(), llvm_stage()]))

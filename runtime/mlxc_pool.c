@@ -66,8 +66,10 @@ static inline float max1(float a, float v) {
  * lies in 0 .. size - 1. */
 static inline void inside(int64_t start, int64_t step, int64_t taps, int64_t size,
                           int64_t *lo, int64_t *hi) {
-  int64_t a = start >= 0 ? 0 : (-start + step - 1) / step;
-  int64_t b = size - start <= 0 ? 0 : (size - start + step - 1) / step;
+  /* (Without dividing by an undilated step: two divisions a pixel took as long as
+   * reducing its taps.) */
+  int64_t a = start >= 0 ? 0 : step == 1 ? -start : (-start + step - 1) / step;
+  int64_t b = size - start <= 0 ? 0 : step == 1 ? size - start : (size - start + step - 1) / step;
   if (b > taps)
     b = taps;
   if (a > b)
@@ -79,10 +81,14 @@ static inline void inside(int64_t start, int64_t step, int64_t taps, int64_t siz
 /* Output rows r0 .. r1 (flat over batch x height) of a max (max = 1) or a sum; the
  * window of 16 channels reduced by MAX16 or +. (A macro, so that the AVX-512 build
  * reduces with mask registers: GCC 12 scalarizes the vector compares of the portable
- * MAX16 when it targets AVX-512, ten times slower.) */
+ * MAX16 when it targets AVX-512, ten times slower.) From 16 channels, a last part
+ * block is a whole one that ends at the last channel, computing some channels twice;
+ * fewer channels go one at a time. A max reduces the taps of a row in two chains (max
+ * is the same in any order), halving the latency a pixel waits on; a sum adds them
+ * in order. */
 #define POOL_ROWS(g, r0, r1, max, MAX16)                                                \
   do {                                                                                  \
-    const int64_t c = (g)->c, c16 = c / 16 * 16;                                        \
+    const int64_t c = (g)->c, c16 = c < 16 ? 0 : c;                                     \
     const float init = (max) ? -__builtin_inff() : 0.0f;                                \
     for (int64_t row = (r0); row < (r1); ++row) {                                       \
       const int64_t b = row / (g)->oh, y0 = row % (g)->oh * (g)->sh - (g)->pt;          \
@@ -95,16 +101,29 @@ static inline void inside(int64_t start, int64_t step, int64_t taps, int64_t siz
         int64_t j_lo, j_hi;                                                             \
         inside(x0, (g)->dw, (g)->kw, (g)->w, &j_lo, &j_hi);                             \
         for (int64_t c0 = 0; c0 < c16; c0 += 16) {                                      \
-          v16f acc = (v16f){0} + init;                                                  \
+          if (c0 + 16 > c16)                                                            \
+            c0 = c16 - 16;                                                              \
+          v16f acc = (v16f){0} + init, odd = acc;                                       \
           for (int64_t i = i_lo; i < i_hi; ++i) {                                       \
             const float *src = image + ((y0 + i * (g)->dh) * (g)->w + x0) * c + c0;     \
-            for (int64_t j = j_lo; j < j_hi; ++j)                                       \
-              acc = (max) ? MAX16(acc, load16(src + j * step))                          \
-                          : acc + load16(src + j * step);                               \
+            if (max) {                                                                  \
+              int64_t j = j_lo;                                                         \
+              for (; j + 1 < j_hi; j += 2) {                                            \
+                acc = MAX16(acc, load16(src + j * step));                               \
+                odd = MAX16(odd, load16(src + (j + 1) * step));                         \
+              }                                                                         \
+              if (j < j_hi)                                                             \
+                acc = MAX16(acc, load16(src + j * step));                               \
+            } else {                                                                    \
+              for (int64_t j = j_lo; j < j_hi; ++j)                                     \
+                acc += load16(src + j * step);                                          \
+            }                                                                           \
           }                                                                             \
+          if (max)                                                                      \
+            acc = MAX16(acc, odd);                                                      \
           store16(out + c0, acc);                                                       \
         }                                                                               \
-        for (int64_t ch = c16; ch < c; ++ch) {                                          \
+        for (int64_t ch = c16 ? c : 0; ch < c; ++ch) {                                          \
           float acc = init;                                                             \
           for (int64_t i = i_lo; i < i_hi; ++i) {                                       \
             const float *src = image + ((y0 + i * (g)->dh) * (g)->w + x0) * c + ch;     \

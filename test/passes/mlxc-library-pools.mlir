@@ -62,29 +62,29 @@ func.func @same_max(%x: tensor<2x8x8x32xf32>) -> tensor<2x4x4x32xf32> {
 // -----
 
 // An unpadded sum is a named pooling, from a fill of zeros: kind 1, padding 0, window
-// dilation 2 in width. Arguments: 1 7 9 5, 2 2, 6 7, strides 1 1, dilations 1 2.
+// dilation 2 in width. Arguments: 1 7 9 24, 2 2, 6 7, strides 1 1, dilations 1 2.
 // CHECK-LABEL: func.func @valid_sum
 // CHECK-NOT: linalg.fill
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C24:.*]] = arith.constant 24 : index
 // CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
 // CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
 // CHECK-DAG: %[[C9:.*]] = arith.constant 9 : index
 // CHECK-DAG: %[[SUM:.*]] = arith.constant 1 : i32
-// CHECK: call @mlxc_spool(%{{.*}}, %{{.*}}, %[[C1]], %[[C7]], %[[C9]], %[[C5]], %[[C2]], %[[C2]], %[[C6]], %[[C7]], %[[C1]], %[[C1]], %[[C1]], %[[C2]], %[[C0]], %[[C0]], %[[SUM]], %{{.*}})
+// CHECK: call @mlxc_spool(%{{.*}}, %{{.*}}, %[[C1]], %[[C7]], %[[C9]], %[[C24]], %[[C2]], %[[C2]], %[[C6]], %[[C7]], %[[C1]], %[[C1]], %[[C1]], %[[C2]], %[[C0]], %[[C0]], %[[SUM]], %{{.*}})
 // CHECK-NOT: linalg.pooling_nhwc_sum
 // BUF: mlxc.temp_bytes = 0 : i64
 // BUF: call @mlxc_spool(
-func.func @valid_sum(%x: tensor<1x7x9x5xf32>) -> tensor<1x6x7x5xf32> {
+func.func @valid_sum(%x: tensor<1x7x9x24xf32>) -> tensor<1x6x7x24xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x6x7x5xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x7x5xf32>) -> tensor<1x6x7x5xf32>
+  %e = tensor.empty() : tensor<1x6x7x24xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x7x24xf32>) -> tensor<1x6x7x24xf32>
   %w = tensor.empty() : tensor<2x2xf32>
   %r = linalg.pooling_nhwc_sum {dilations = dense<[1, 2]> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
-      ins(%x, %w : tensor<1x7x9x5xf32>, tensor<2x2xf32>) outs(%f : tensor<1x6x7x5xf32>) -> tensor<1x6x7x5xf32>
-  return %r : tensor<1x6x7x5xf32>
+      ins(%x, %w : tensor<1x7x9x24xf32>, tensor<2x2xf32>) outs(%f : tensor<1x6x7x24xf32>) -> tensor<1x6x7x24xf32>
+  return %r : tensor<1x6x7x24xf32>
 }
 
 // -----
@@ -155,17 +155,20 @@ func.func @zero_padded_max(%x: tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
 
 // -----
 
-// What keeps its generated code: a max from 1 (not the identity), a minimum, f16.
+// What keeps its generated code: a max from 1 (not the identity), a minimum, f16,
+// and (last) a pool of fewer than 16 channels after its window's dims (NCHW).
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: call @mlxc_spool
-// CHECK-COUNT-3: linalg.generic {{.*}}"reduction", "reduction"
+// CHECK-COUNT-4: linalg.generic {{.*}}"reduction", "reduction"
 // CHECK-NOT: call @mlxc_spool
 #in = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d4, d2 + d5, d3)>
 #win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
 #out = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
-func.func @kept(%x: tensor<1x4x4x16xf32>, %h: tensor<1x5x5x16xf16>)
-    -> (tensor<1x3x3x16xf32>, tensor<1x3x3x16xf32>, tensor<1x4x4x16xf16>) {
+#nchw = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
+func.func @kept(%x: tensor<1x4x4x16xf32>, %h: tensor<1x5x5x16xf16>, %c: tensor<1x16x4x4xf32>)
+    -> (tensor<1x3x3x16xf32>, tensor<1x3x3x16xf32>, tensor<1x4x4x16xf16>, tensor<1x16x3x3xf32>) {
   %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
   %inf = arith.constant 0x7F800000 : f32
   %hninf = arith.constant 0xFC00 : f16
   %w = tensor.empty() : tensor<2x2xf32>
@@ -192,5 +195,13 @@ func.func @kept(%x: tensor<1x4x4x16xf32>, %h: tensor<1x5x5x16xf16>)
     %m = arith.maximumf %acc, %in : f16
     linalg.yield %m : f16
   } -> tensor<1x4x4x16xf16>
-  return %r2, %r3, %r4 : tensor<1x3x3x16xf32>, tensor<1x3x3x16xf32>, tensor<1x4x4x16xf16>
+  %ec = tensor.empty() : tensor<1x16x3x3xf32>
+  %i5 = linalg.fill ins(%ninf : f32) outs(%ec : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
+  %r5 = linalg.generic {indexing_maps = [#nchw, #win, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%c, %w : tensor<1x16x4x4xf32>, tensor<2x2xf32>) outs(%i5 : tensor<1x16x3x3xf32>) {
+  ^bb0(%in: f32, %in_w: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x3x3xf32>
+  return %r2, %r3, %r4, %r5 : tensor<1x3x3x16xf32>, tensor<1x3x3x16xf32>, tensor<1x4x4x16xf16>, tensor<1x16x3x3xf32>
 }

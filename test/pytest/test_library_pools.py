@@ -47,22 +47,24 @@ def _sum_pool(window, strides, padding, dilation=None):
 
 
 # (input, window, strides, padding, window dilation): NHWC unless the window says
-# otherwise; channels on and off 16, outputs with a window wholly in the padding.
+# otherwise; channels on and off multiples of 16 (the kernel takes 16 and more),
+# outputs with a window wholly in the padding.
 CASES = {
     "same_3x3_s2": ((2, 9, 11, 32), (1, 3, 3, 1), (1, 2, 2, 1), "SAME", None),
-    "same_2x2_s1": ((1, 7, 6, 5), (1, 2, 2, 1), (1, 1, 1, 1), "SAME", None),
+    "same_2x2_s1": ((1, 7, 6, 16), (1, 2, 2, 1), (1, 1, 1, 1), "SAME", None),
     "valid_3x3_s1": ((3, 8, 7, 17), (1, 3, 3, 1), (1, 1, 1, 1), "VALID", None),
     "valid_2x2_s2": ((2, 10, 10, 16), (1, 2, 2, 1), (1, 2, 2, 1), "VALID", None),
     "explicit": ((1, 5, 9, 20), (1, 3, 2, 1), (1, 1, 2, 1),
                  ((0, 0), (2, 1), (0, 3), (0, 0)), None),
-    "wide_padding": ((1, 2, 3, 3), (1, 3, 3, 1), (1, 1, 1, 1),
+    "wide_padding": ((1, 2, 3, 40), (1, 3, 3, 1), (1, 1, 1, 1),
                      ((0, 0), (4, 4), (3, 5), (0, 0)), None),
-    "dilated": ((2, 11, 9, 7), (1, 3, 2, 1), (1, 1, 2, 1), "SAME", (1, 2, 3, 1)),
+    "dilated": ((2, 11, 9, 23), (1, 3, 2, 1), (1, 1, 2, 1), "SAME", (1, 2, 3, 1)),
     "rows_only": ((2, 9, 4, 33), (1, 3, 1, 1), (1, 2, 1, 1), "SAME", None),
-    "nchw": ((2, 3, 9, 8), (1, 1, 3, 3), (1, 1, 2, 2), "SAME", None),
     "batch_of_one": ((1, 12, 12, 48), (1, 3, 3, 1), (1, 2, 2, 1), "SAME", None),
-    # 1-D, the init a generic that yields a constant from outside it (set aside whole).
-    "strided_1d": ((10,), (2,), (3,), "VALID", None),
+    # 1-D (NWC), the init a generic that yields a constant from outside it.
+    "nwc": ((2, 10, 16), (1, 3, 1), (1, 2, 1), "SAME", None),
+    # Channels after the window's dims: 4 x 16 of them.
+    "window_first": ((9, 7, 4, 16), (3, 2, 1, 1), (2, 1, 1, 1), "SAME", None),
 }
 
 
@@ -88,8 +90,8 @@ def test_pools_match_jax(name, kind):
 def test_short_cumsum_is_a_sum_pool():
     # JAX exports cumsum as a reduce_window over the row padded by n - 1 zeros; a short
     # float one keeps that form (mlxc-reduce-window-scans), in the interpreter's order.
-    fn = lambda x: jnp.cumsum(x, axis=1)
-    x = _f(np.random.default_rng(7), 3, 9)
+    fn = lambda x: jnp.cumsum(x, axis=0)
+    x = _f(np.random.default_rng(7), 9, 20)
     text, _, (ref,) = export_program(fn, x)
     assert _lowered(text).count(CALL) == 1
     _, (out,) = _run(text, [x])
@@ -173,6 +175,12 @@ KEPT = {
                                         "SAME"), np.float32),
     "f16": (lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
                                         "SAME"), np.float16),
+    # Under 16 channels after the window's dims (one at a time, slower than generated).
+    "few_channels": (lambda x: lax.reduce_window(x[..., :15], -jnp.inf, lax.max,
+                                                 (1, 3, 3, 1), (1, 2, 2, 1), "SAME"),
+                     np.float32),
+    "nchw": (lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2),
+                                         "SAME"), np.float32),
     # A window along the batch and channels too.
     "window_over_channels": (lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 2),
                                                          (1, 1, 1, 1), "SAME"), np.float32),

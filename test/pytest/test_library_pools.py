@@ -2,9 +2,12 @@
 targets/cpu/library_pools.py), which skips the taps in the padding: results against
 jax.lax.reduce_window with SAME/VALID/explicit padding, strides, dilations, odd sizes,
 channels on and off the kernel's 16, NaN and signed zeros; no padded copy in
-memory_stats(); 1 and 2 threads bit-equal; and what keeps its generated code."""
+memory_stats(); 1 and 2 threads bit-equal; a saved artifact; and what keeps its
+generated code."""
 
 from __future__ import annotations
+
+import ctypes
 
 import jax.numpy as jnp
 import numpy as np
@@ -13,6 +16,7 @@ from jax import lax
 
 import mlxc
 from helpers import as_tuple, export_program
+from mlxc.runtime import native
 
 CALL = "call @mlxc_spool("
 
@@ -127,14 +131,37 @@ def test_nan_propagates_and_signed_zeros_are_ordered():
     np.testing.assert_array_equal(np.signbit(out), np.signbit(generated))
 
 
+def _pool_runs() -> int:
+    counts = (ctypes.c_int64 * 2)()
+    native.load().mlxc_parallel_stats(counts)
+    return counts[0]
+
+
 def test_threads_give_the_same_result():
-    # Large enough (2^20 taps x channels) to run on both threads.
+    # Large enough (2^20 taps x channels) to run on mlxc's pool with 2 threads; the sums
+    # are the same whichever thread computes a row.
     fn = _sum_pool((1, 3, 3, 1), (1, 1, 1, 1), "SAME")
     x = _f(np.random.default_rng(9), 4, 32, 32, 64)
     text, _, (ref,) = export_program(fn, x)
-    outs = [_run(text, [x], threads=t)[1][0] for t in (1, 2)]
+    outs = []
+    for threads in (1, 2):
+        with mlxc.settings.override(cache=False, threads=threads):
+            exe = mlxc.compile(text)
+        before = _pool_runs()
+        outs.append(exe(x))
+        assert (_pool_runs() > before) == (threads > 1)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_allclose(outs[0], ref, rtol=1e-5, atol=1e-5)
+
+
+def test_saved_artifact_calls_its_own_kernel(tmp_path):
+    fn = _max_pool((1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+    x = _f(np.random.default_rng(21), 2, 9, 11, 24)
+    text, _, (ref,) = export_program(fn, x)
+    exe, (out,) = _run(text, [x])
+    path = str(tmp_path / "pool.so")
+    exe.save(path)
+    np.testing.assert_array_equal(as_tuple(mlxc.load(path)(x))[0], ref)
 
 
 def test_same_max_pool_makes_no_padded_copy():

@@ -46,11 +46,16 @@ def slice_and_describe():
 # CHECK: ['bufferize']
 # CHECK: pipeline 'cpu':
 # CHECK-NEXT: stage bufferize: memrefs only; results written to caller-provided buffers
+# CHECK-NEXT: (a pass marked [only with ...] is skipped when the module holds none of those ops as the stage starts)
+# CHECK-NEXT: mlxc-library-convs [only with linalg.conv_2d_nhwc_hwcf or
+# CHECK-NEXT: # f32 convolutions call the runtime's kernel
+# CHECK-NEXT: mlxc-library-pools [only with linalg.generic or
+# CHECK-NEXT: # f32 max and sum poolings call the runtime's kernel
 # CHECK-NEXT: mlxc-pads-as-fills
 # CHECK-NEXT: # a padded tensor is a fill with its source inserted
 # CHECK-NEXT: mlxc-mark-inputs-readonly
 # CHECK-NEXT: # never write into the caller's input arrays
-# CHECK: as a pass pipeline: builtin.module(mlxc-pads-as-fills,mlxc-mark-inputs-readonly,mlxc-unshare-fills,eliminate-empty-tensors,
+# CHECK: as a pass pipeline: builtin.module(mlxc-library-convs,mlxc-library-pools,mlxc-pads-as-fills,mlxc-mark-inputs-readonly,mlxc-unshare-fills,eliminate-empty-tensors,
 
 
 @test

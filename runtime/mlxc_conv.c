@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "mlxc_conv.h"
+#include "mlxc_parallel.h"
 
 #define MR 12   /* pixels per register tile */
 #define MB 24   /* pixels per gathered block: two tiles */
@@ -407,14 +408,6 @@ static void run_block(const conv_args *g, const float *zeros, void *memory, int6
 
 /* ---- threads, through the OpenMP entry points of mlxc_parallel.c ---- */
 
-typedef struct ident ident_t;
-typedef void (*microtask_t)(int32_t *gtid, int32_t *btid, ...);
-void __kmpc_fork_call(ident_t *loc, int32_t argc, microtask_t fn, ...);
-void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n);
-int32_t __kmpc_global_thread_num(ident_t *loc);
-void __kmpc_for_static_init_8(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last,
-                              int64_t *lower, int64_t *upper, int64_t *stride, int64_t incr,
-                              int64_t chunk);
 
 typedef struct {
   const conv_args *g;
@@ -673,13 +666,9 @@ typedef struct {
   depthwise_fn fn;
 } depthwise_region_args;
 
-static void depthwise_region(int32_t *gtid, int32_t *btid, depthwise_region_args *r) {
-  (void)btid;
-  int32_t last = 0;
-  int64_t lower = 0, upper = r->rows - 1, stride = 1;
-  __kmpc_for_static_init_8(NULL, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
-  if (lower <= upper)
-    r->fn(r->g, lower, upper + 1);
+static void depthwise_range(const void *ctx, int64_t begin, int64_t end) {
+  const depthwise_region_args *r = ctx;
+  r->fn(r->g, begin, end);
 }
 
 MLXC_EXPORT void mlxc_sconv_depthwise(const float *in, const float *filter, float *out,
@@ -707,10 +696,5 @@ MLXC_EXPORT void mlxc_sconv_depthwise(const float *in, const float *filter, floa
     }
   if (threads < 1 || (double)r.rows * ow * c * kh * kw < THREADED_WORK || r.rows < 2)
     threads = 1;
-  if (threads == 1) {
-    r.fn(&g, 0, r.rows);
-    return;
-  }
-  __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);
-  __kmpc_fork_call(NULL, 1, (microtask_t)depthwise_region, &r);
+  mlxc_parallel_range(r.rows, threads, depthwise_range, &r);
 }

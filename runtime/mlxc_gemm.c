@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "mlxc_gemm.h"
+#include "mlxc_parallel.h"
 
 #define MR 6
 #define NR 64
@@ -402,14 +403,6 @@ static void run_task(const gemm_args *g, int64_t task) {
 
 /* ---- threads, through the OpenMP entry points of mlxc_parallel.c ---- */
 
-typedef struct ident ident_t;
-typedef void (*microtask_t)(int32_t *gtid, int32_t *btid, ...);
-void __kmpc_fork_call(ident_t *loc, int32_t argc, microtask_t fn, ...);
-void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n);
-int32_t __kmpc_global_thread_num(ident_t *loc);
-void __kmpc_for_static_init_8(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last,
-                              int64_t *lower, int64_t *upper, int64_t *stride, int64_t incr,
-                              int64_t chunk);
 
 typedef struct {
   const gemm_args *g;

@@ -34,7 +34,6 @@
 #define BLOCKS_PER_THREAD 4   /* finer blocks balance threads that start late */
 #define CLOSED (1 << 30)      /* in pool.active: the region takes no more threads */
 
-typedef void (*microtask_t)(int32_t *gtid, int32_t *btid, ...);
 
 static struct {
   pthread_mutex_t lock; /* guards sleeping, worker start-up and the condition variables */
@@ -239,7 +238,6 @@ static void run_region(microtask_t fn, int argc, void **args) {
 
 /* ---- The OpenMP runtime ABI subset (names and signatures as in LLVM's libomp). ---- */
 
-typedef struct ident ident_t;
 
 MLXC_EXPORT void __kmpc_fork_call(ident_t *loc, int32_t argc, microtask_t fn, ...) {
   (void)loc;
@@ -305,3 +303,34 @@ STATIC_INIT(__kmpc_for_static_init_8, int64_t, int64_t)
 STATIC_INIT(__kmpc_for_static_init_8u, uint64_t, int64_t)
 
 MLXC_EXPORT void __kmpc_for_static_fini(ident_t *loc, int32_t gtid) { (void)loc, (void)gtid; }
+
+/* ---- mlxc_parallel_range: a worksharing loop for the runtime's kernels ---- */
+
+typedef struct {
+  void (*body)(const void *ctx, int64_t begin, int64_t end);
+  const void *ctx;
+  int64_t count;
+} range_args;
+
+static void range_region(int32_t *gtid, int32_t *btid, range_args *r) {
+  (void)btid;
+  int32_t last = 0;
+  int64_t lower = 0, upper = r->count - 1, stride = 1;
+  __kmpc_for_static_init_8(NULL, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
+  if (lower <= upper)
+    r->body(r->ctx, lower, upper + 1);
+}
+
+void mlxc_parallel_range(int64_t count, int32_t threads,
+                         void (*body)(const void *ctx, int64_t begin, int64_t end),
+                         const void *ctx) {
+  if (count <= 0)
+    return;
+  if (threads <= 1 || count < 2) {
+    body(ctx, 0, count);
+    return;
+  }
+  range_args r = {body, ctx, count};
+  __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);
+  __kmpc_fork_call(NULL, 1, (microtask_t)range_region, &r);
+}

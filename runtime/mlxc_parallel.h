@@ -22,6 +22,24 @@ extern "C" {
  * Tests check that large work really used the pool. */
 MLXC_EXPORT void mlxc_parallel_stats(int64_t counts[2]);
 
+/* ---- For the runtime's own kernels (mlxc_gemm.c, mlxc_conv.c, mlxc_pool.c) ---- */
+
+/* The OpenMP entry points of the pool, as LLVM's generated code calls them. */
+typedef struct ident ident_t;
+typedef void (*microtask_t)(int32_t *gtid, int32_t *btid, ...);
+void __kmpc_fork_call(ident_t *loc, int32_t argc, microtask_t fn, ...);
+void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n);
+int32_t __kmpc_global_thread_num(ident_t *loc);
+void __kmpc_for_static_init_8(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last,
+                              int64_t *lower, int64_t *upper, int64_t *stride, int64_t incr,
+                              int64_t chunk);
+
+/* body(ctx, begin, end) over [0, count) in blocks, on up to `threads` threads of the
+ * pool, the caller among them; on the caller alone when threads <= 1. */
+void mlxc_parallel_range(int64_t count, int32_t threads,
+                         void (*body)(const void *ctx, int64_t begin, int64_t end),
+                         const void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

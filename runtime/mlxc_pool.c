@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mlxc_pool.h"
+#include "mlxc_parallel.h"
 
 /* Below this many taps x channels a pooling runs on its caller alone. */
 #define THREADED_WORK (1 << 20)
@@ -174,16 +175,7 @@ __attribute__((target("avx512f"))) static void sum_avx512(const pool_args *g, in
 
 static pool_fn pools[2]; /* by kind */
 
-/* ---- threads, through the OpenMP entry points of mlxc_parallel.c ---- */
-
-typedef struct ident ident_t;
-typedef void (*microtask_t)(int32_t *gtid, int32_t *btid, ...);
-void __kmpc_fork_call(ident_t *loc, int32_t argc, microtask_t fn, ...);
-void __kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n);
-int32_t __kmpc_global_thread_num(ident_t *loc);
-void __kmpc_for_static_init_8(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last,
-                              int64_t *lower, int64_t *upper, int64_t *stride, int64_t incr,
-                              int64_t chunk);
+/* ---- threads: mlxc_parallel.c's pool ---- */
 
 typedef struct {
   const pool_args *g;
@@ -191,13 +183,9 @@ typedef struct {
   pool_fn fn;
 } pool_region_args;
 
-static void pool_region(int32_t *gtid, int32_t *btid, pool_region_args *r) {
-  (void)btid;
-  int32_t last = 0;
-  int64_t lower = 0, upper = r->rows - 1, stride = 1;
-  __kmpc_for_static_init_8(NULL, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
-  if (lower <= upper)
-    r->fn(r->g, lower, upper + 1);
+static void pool_rows(const void *ctx, int64_t begin, int64_t end) {
+  const pool_region_args *r = ctx;
+  r->fn(r->g, begin, end);
 }
 
 MLXC_EXPORT void mlxc_spool(const float *in, float *out, int64_t n, int64_t h, int64_t w,
@@ -223,10 +211,5 @@ MLXC_EXPORT void mlxc_spool(const float *in, float *out, int64_t n, int64_t h, i
     return;
   if (threads < 1 || (double)r.rows * ow * c * kh * kw < THREADED_WORK || r.rows < 2)
     threads = 1;
-  if (threads == 1) {
-    r.fn(&g, 0, r.rows);
-    return;
-  }
-  __kmpc_push_num_threads(NULL, __kmpc_global_thread_num(NULL), threads);
-  __kmpc_fork_call(NULL, 1, (microtask_t)pool_region, &r);
+  mlxc_parallel_range(r.rows, threads, pool_rows, &r);
 }

@@ -134,6 +134,18 @@ def find_function(module, name: str) -> Optional[object]:
     return None
 
 
+def declare_function(module, name: str, inputs: list) -> None:
+    """A private func.func declaration `name(inputs) -> ()` at the end of `module`, once:
+    a runtime function the generated code calls (the kernels' entry points)."""
+    if find_function(module, name) is not None:
+        return
+    with ir.InsertionPoint(as_operation(module).regions[0].blocks[0]), ir.Location.unknown():
+        ir.Operation.create("func.func", regions=1, attributes={
+            "sym_name": ir.StringAttr.get(name),
+            "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
+            "sym_visibility": ir.StringAttr.get("private")})
+
+
 def function_type(func) -> ir.FunctionType:
     return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
 

@@ -58,16 +58,8 @@ def _read_only_buffer(tensor):
 
 
 def _declare(module, callee: str, sizes: int) -> None:
-    if irutil.find_function(module, callee) is not None:
-        return
-    index = ir.IndexType.get()
-    inputs = [_scalar_memref()] * 3 + [index] * sizes + [ir.IntegerType.get_signless(32)]
-    body = irutil.as_operation(module).regions[0].blocks[0]
-    with ir.InsertionPoint(body), ir.Location.unknown():
-        ir.Operation.create("func.func", regions=1, attributes={
-            "sym_name": ir.StringAttr.get(callee),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
-            "sym_visibility": ir.StringAttr.get("private")})
+    irutil.declare_function(module, callee, [_scalar_memref()] * 3 + [ir.IndexType.get()] * sizes
+                            + [ir.IntegerType.get_signless(32)])
 
 
 def _rewrite(op, conv: library_convs.Conv, threads: int) -> None:

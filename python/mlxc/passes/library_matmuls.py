@@ -79,17 +79,8 @@ def _zero_fill_before(op, output):
 
 
 def _declare(module) -> None:
-    if irutil.find_function(module, CALLEE) is not None:
-        return
-    index = ir.IndexType.get()
     i32 = ir.IntegerType.get_signless(32)
-    inputs = [index] * 16 + [i32, i32]
-    body = module.regions[0].blocks[0]
-    with ir.InsertionPoint(body), ir.Location.unknown():
-        ir.Operation.create("func.func", regions=1, attributes={
-            "sym_name": ir.StringAttr.get(CALLEE),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
-            "sym_visibility": ir.StringAttr.get("private")})
+    irutil.declare_function(module, CALLEE, [ir.IndexType.get()] * 16 + [i32, i32])
 
 
 def _rewrite(op, info: library_calls.Matmul, threads: int) -> None:

@@ -23,16 +23,9 @@ _SIZES = 14  # n, h, w, c, kh, kw, oh, ow, strides, dilations, low padding
 
 
 def _declare(module) -> None:
-    if irutil.find_function(module, CALLEE) is not None:
-        return
     i32 = ir.IntegerType.get_signless(32)
-    inputs = [_scalar_memref()] * 2 + [ir.IndexType.get()] * _SIZES + [i32, i32]
-    with ir.InsertionPoint(irutil.as_operation(module).regions[0].blocks[0]), \
-            ir.Location.unknown():
-        ir.Operation.create("func.func", regions=1, attributes={
-            "sym_name": ir.StringAttr.get(CALLEE),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
-            "sym_visibility": ir.StringAttr.get("private")})
+    irutil.declare_function(module, CALLEE, [_scalar_memref()] * 2 +
+                            [ir.IndexType.get()] * _SIZES + [i32, i32])
 
 
 def _rewrite(op, pool: library_pools.Pool, threads: int) -> None:

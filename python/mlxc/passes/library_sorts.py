@@ -98,17 +98,10 @@ def _qualifies(op) -> Optional[int]:
 
 
 def _declare(module) -> None:
-    if irutil.find_function(module, CALLEE) is not None:
-        return
     scalar = ir.MemRefType.get([], ir.F32Type.get())
     index = ir.IndexType.get()
-    inputs = [scalar, scalar, index, index, ir.IntegerType.get_signless(32)]
-    body = irutil.as_operation(module).regions[0].blocks[0]
-    with ir.InsertionPoint(body), ir.Location.unknown():
-        ir.Operation.create("func.func", regions=1, attributes={
-            "sym_name": ir.StringAttr.get(CALLEE),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
-            "sym_visibility": ir.StringAttr.get("private")})
+    irutil.declare_function(module, CALLEE, [scalar, scalar, index, index,
+                                             ir.IntegerType.get_signless(32)])
 
 
 def _index(value: int):

@@ -12,21 +12,10 @@ from __future__ import annotations
 from .. import irutil, settings
 from .._mlir import ir
 from ..targets.cpu import library_calls
+from ..targets.cpu.kernel_calls import i32_const, index_const
 from . import PythonPass
 
 CALLEE = "mlxc_sgemm"
-
-
-def _index_const(value: int):
-    index = ir.IndexType.get()
-    return ir.Operation.create("arith.constant", results=[index],
-                               attributes={"value": ir.IntegerAttr.get(index, value)}).result
-
-
-def _i32_const(value: int):
-    i32 = ir.IntegerType.get_signless(32)
-    return ir.Operation.create("arith.constant", results=[i32],
-                               attributes={"value": ir.IntegerAttr.get(i32, value)}).result
 
 
 def _binary(name: str, a, b):
@@ -46,7 +35,7 @@ def _pointer_and_strides(memref, dims: list[int], loops: list[int]):
     strides = [meta.results[2 + rank + i] for i in range(rank)]
     aligned = ir.Operation.create("memref.extract_aligned_pointer_as_index", results=[index],
                                   operands=[memref]).result
-    size = _index_const(ir.F32Type.get().width // 8)
+    size = index_const(ir.F32Type.get().width // 8)
     pointer = _binary("arith.addi", aligned, _binary("arith.muli", offset, size))
     zero = None
     out = []
@@ -55,7 +44,7 @@ def _pointer_and_strides(memref, dims: list[int], loops: list[int]):
             out.append(strides[dims.index(loop)])
         else:
             if zero is None:
-                zero = _index_const(0)
+                zero = index_const(0)
             out.append(zero)
     return pointer, out
 
@@ -95,9 +84,9 @@ def _rewrite(op, info: library_calls.Matmul, threads: int) -> None:
                                                       [info.batch, info.m, info.n])
         sizes = info.sizes
         batch = sizes[info.batch] if info.batch is not None else 1
-        args = [_index_const(batch), _index_const(sizes[info.m]), _index_const(sizes[info.n]),
-                _index_const(sizes[info.k]), pa, a_bs, a_rs, a_cs, pb, b_bs, b_rs, b_cs,
-                pc, c_bs, c_rs, c_cs, _i32_const(threads), _i32_const(0 if fill else 1)]
+        args = [index_const(batch), index_const(sizes[info.m]), index_const(sizes[info.n]),
+                index_const(sizes[info.k]), pa, a_bs, a_rs, a_cs, pb, b_bs, b_rs, b_cs,
+                pc, c_bs, c_rs, c_cs, i32_const(threads), i32_const(0 if fill else 1)]
         ir.Operation.create("func.call", operands=args,
                             attributes={"callee": ir.FlatSymbolRefAttr.get(CALLEE)})
     op.erase()

@@ -10,9 +10,8 @@ sort call keeps its own. Other sorts (several operands, other comparators and ty
 keep the merge sort.
 
 Runs in the linalg stage before mlxc-lower-extra-ops, on the CPU only: the sort becomes
-a call that reads a read-only buffer of the rows (`bufferization.to_buffer`) and writes
-a fresh one that `bufferization.to_tensor` turns back into the result, which
-bufferization then treats like any other tensor (mlxc-library-convs does the same).
+a call on the rows (targets/cpu/kernel_calls.py: a read-only buffer in, a fresh one
+out, which bufferization then treats like any other tensor).
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ from typing import Optional
 from .. import irutil
 from .._mlir import ir, stablehlo
 from ..lowerings.sort import _from_rows, _to_rows
+from ..targets.cpu import kernel_calls
 from . import PythonPass
-from .library_convs import _first_element, _read_only_buffer
 
 CALLEE = "mlxc_sort_f32_rows"
 
@@ -97,19 +96,6 @@ def _qualifies(op) -> Optional[int]:
     return comparator(op)
 
 
-def _declare(module) -> None:
-    scalar = ir.MemRefType.get([], ir.F32Type.get())
-    index = ir.IndexType.get()
-    irutil.declare_function(module, CALLEE, [scalar, scalar, index, index,
-                                             ir.IntegerType.get_signless(32)])
-
-
-def _index(value: int):
-    index = ir.IndexType.get()
-    return ir.Operation.create("arith.constant", results=[index],
-                               attributes={"value": ir.IntegerAttr.get(index, value)}).result
-
-
 def _rewrite(op, canonical: int) -> None:
     t = ir.RankedTensorType(op.results[0].type)
     rank = t.rank
@@ -122,22 +108,9 @@ def _rewrite(op, canonical: int) -> None:
         if n <= 1 or rows == 0:
             result = op.operands[0]
         else:
-            source = _read_only_buffer(_to_rows(op.operands[0], perm, rows, n))
-            out = ir.Operation.create(
-                "memref.alloc", results=[ir.MemRefType.get([rows, n], t.element_type)],
-                attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0]),
-                            "alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64)}
-            ).result
-            i32 = ir.IntegerType.get_signless(32)
-            flag = ir.Operation.create("arith.constant", results=[i32],
-                                       attributes={"value": ir.IntegerAttr.get(i32, canonical)})
-            ir.Operation.create("func.call", operands=[
-                _first_element(source), _first_element(out), _index(rows), _index(n),
-                flag.result], attributes={"callee": ir.FlatSymbolRefAttr.get(CALLEE)})
-            sorted_rows = ir.Operation.create(
-                "bufferization.to_tensor",
-                results=[ir.RankedTensorType.get([rows, n], t.element_type)], operands=[out],
-                attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()}).result
+            sorted_rows = kernel_calls.call(
+                CALLEE, [_to_rows(op.operands[0], perm, rows, n)],
+                ir.RankedTensorType.get([rows, n], t.element_type), [rows, n], [canonical])
             result = _from_rows(sorted_rows, perm, t)
     op.results[0].replace_all_uses_with(result)
     op.erase()
@@ -152,7 +125,7 @@ def run(module) -> None:
     if not found:
         return
     with irutil.as_operation(module).context:
-        _declare(module)
+        kernel_calls.declare(module, CALLEE, 2, 2, 1)
         for op, canonical in found:
             _rewrite(op, canonical)
 

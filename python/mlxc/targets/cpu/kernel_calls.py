@@ -1,0 +1,81 @@
+"""How a pass makes a runtime kernel call out of an op on tensors (convolutions, poolings,
+sorts: mlxc-library-convs, -pools, -sorts).
+
+The inputs are handed over as buffers through `bufferization.to_buffer` (read-only) and
+the output as a fresh `memref.alloc` that `bufferization.to_tensor` makes the result,
+which bufferization then treats like any other value: an entry result is written in
+place, a temporary is freed after its last use. Each buffer goes to the call as a
+`memref<f32>` view of its first element, which the bare-pointer calling convention
+passes as a pointer (a dynamic shape it would refuse, and static ones would each need
+their own declaration); being a memref use, the call keeps the buffer alive for
+mlxc-early-dealloc. Sizes follow as `index` values, flags as `i32`.
+"""
+
+from __future__ import annotations
+
+from ... import irutil
+from ..._mlir import ir
+
+
+def scalar_memref():
+    return ir.MemRefType.get([], ir.F32Type.get())
+
+
+def index_const(value: int):
+    index = ir.IndexType.get()
+    return ir.Operation.create("arith.constant", results=[index],
+                               attributes={"value": ir.IntegerAttr.get(index, value)}).result
+
+
+def i32_const(value: int):
+    i32 = ir.IntegerType.get_signless(32)
+    return ir.Operation.create("arith.constant", results=[i32],
+                               attributes={"value": ir.IntegerAttr.get(i32, value)}).result
+
+
+def first_element(buffer):
+    """`buffer` (a dense memref) as a memref<f32> of its first element."""
+    return ir.Operation.create(
+        "memref.reinterpret_cast", results=[scalar_memref()], operands=[buffer],
+        attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0, 0]),
+                    "static_offsets": ir.DenseI64ArrayAttr.get([0]),
+                    "static_sizes": ir.DenseI64ArrayAttr.get([]),
+                    "static_strides": ir.DenseI64ArrayAttr.get([])}).result
+
+
+def _read_only_buffer(tensor):
+    t = ir.RankedTensorType(tensor.type)
+    return ir.Operation.create(
+        "bufferization.to_buffer", results=[ir.MemRefType.get(t.shape, t.element_type)],
+        operands=[tensor], attributes={"read_only": ir.UnitAttr.get()}).result
+
+
+def declare(module, callee: str, buffers: int, sizes: int, flags: int) -> None:
+    """`callee(buffers x memref<f32>, sizes x index, flags x i32)`, declared once."""
+    irutil.declare_function(module, callee, [scalar_memref()] * buffers +
+                            [ir.IndexType.get()] * sizes +
+                            [ir.IntegerType.get_signless(32)] * flags)
+
+
+def call(callee: str, inputs: list, result_type, sizes: list, flags: list):
+    """At the current insertion point, `callee(inputs..., result, sizes..., flags...)` on
+    the tensors `inputs`; returns the result, a tensor of `result_type` (f32). Equal
+    sizes share one constant."""
+    t = ir.RankedTensorType(result_type)
+    buffers = [_read_only_buffer(v) for v in inputs]
+    out = ir.Operation.create(
+        "memref.alloc", results=[ir.MemRefType.get(t.shape, t.element_type)],
+        attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0]),
+                    "alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64)}
+    ).result
+    consts: dict[int, ir.Value] = {}
+    for size in sizes:
+        if size not in consts:
+            consts[size] = index_const(size)
+    flag_values = [i32_const(f) for f in flags]
+    ir.Operation.create("func.call", operands=[first_element(b) for b in buffers + [out]] +
+                        [consts[s] for s in sizes] + flag_values,
+                        attributes={"callee": ir.FlatSymbolRefAttr.get(callee)})
+    return ir.Operation.create(
+        "bufferization.to_tensor", results=[t], operands=[out],
+        attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()}).result

@@ -27,6 +27,7 @@
 
 #include "mlxc_conv.h"
 #include "mlxc_parallel.h"
+#include "mlxc_window.h"
 
 #define MR 12   /* pixels per register tile */
 #define MB 24   /* pixels per gathered block: two tiles */
@@ -288,7 +289,6 @@ static void pack_filter(const conv_args *g, const filter_view *fv, float *out) {
 
 /* ---- tasks: blocks of MB pixels ---- */
 
-typedef float v16 __attribute__((vector_size(64)));
 typedef float v4 __attribute__((vector_size(16)));
 
 /* Short copies inline: a call to memcpy per run cost more than the run. */
@@ -539,11 +539,6 @@ typedef struct {
 
 #define DW_PIXELS 8
 
-/* 16 floats at any float's address (no function: a vector argument or result would
- * change the ABI of the code built without AVX-512). */
-typedef float v16_unaligned __attribute__((vector_size(64), aligned(4), may_alias));
-#define load16(p) (*(const v16_unaligned *)(p))
-#define store16(p, v) (*(v16_unaligned *)(p) = (v))
 
 /* Output rows r0 .. r1 (flat over batch x height). */
 static inline __attribute__((always_inline)) void depthwise_rows(const depthwise_args *g,
@@ -557,12 +552,8 @@ static inline __attribute__((always_inline)) void depthwise_rows(const depthwise
     const float *image = g->in + b * g->h * g->w * c;
     float *out = g->out + row * g->ow * c;
     /* The filter rows whose input row exists. */
-    int64_t i_lo = y0 >= 0 ? 0 : (-y0 + g->dh - 1) / g->dh;
-    int64_t i_hi = g->h - y0 <= 0 ? 0 : (g->h - y0 + g->dh - 1) / g->dh;
-    if (i_hi > g->kh)
-      i_hi = g->kh;
-    if (i_lo > i_hi)
-      i_lo = i_hi;
+    int64_t i_lo, i_hi;
+    mlxc_taps_inside(y0, g->dh, g->kh, g->h, &i_lo, &i_hi);
     for (int64_t x = 0; x < g->ow;) {
       const int64_t x0 = x * g->sw - g->pl;
       if (x >= x_lo && x + DW_PIXELS <= x_hi) {
@@ -597,12 +588,8 @@ static inline __attribute__((always_inline)) void depthwise_rows(const depthwise
         continue;
       }
       /* One pixel, skipping the columns in the padding. */
-      int64_t j_lo = x0 >= 0 ? 0 : (-x0 + g->dw - 1) / g->dw;
-      int64_t j_hi = g->w - x0 <= 0 ? 0 : (g->w - x0 + g->dw - 1) / g->dw;
-      if (j_hi > g->kw)
-        j_hi = g->kw;
-      if (j_lo > j_hi)
-        j_lo = j_hi;
+      int64_t j_lo, j_hi;
+      mlxc_taps_inside(x0, g->dw, g->kw, g->w, &j_lo, &j_hi);
       for (int64_t c0 = 0; c0 < c16; c0 += 16) {
         v16 acc = {0};
         for (int64_t i = i_lo; i < i_hi; ++i)

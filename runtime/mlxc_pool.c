@@ -12,6 +12,7 @@
 
 #include "mlxc_pool.h"
 #include "mlxc_parallel.h"
+#include "mlxc_window.h"
 
 /* Below this many taps x channels a pooling runs on its caller alone. */
 #define THREADED_WORK (1 << 20)
@@ -22,13 +23,7 @@ typedef struct {
   int64_t n, h, w, c, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl;
 } pool_args;
 
-/* 16 floats at any float's address (no function: a vector argument or result would
- * change the ABI of the code built without AVX-512). */
-typedef float v16f __attribute__((vector_size(64)));
 typedef int32_t v16i __attribute__((vector_size(64)));
-typedef float v16f_unaligned __attribute__((vector_size(64), aligned(4), may_alias));
-#define load16(p) (*(const v16f_unaligned *)(p))
-#define store16(p, v) (*(v16f_unaligned *)(p) = (v))
 
 /* arith.maximumf (llvm.maximum) on bits: NaN propagates, and of two equal values the
  * AND of their bits, which is +0 for -0 and +0 and the value otherwise. In quarters:
@@ -36,7 +31,7 @@ typedef float v16f_unaligned __attribute__((vector_size(64), aligned(4), may_ali
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 typedef union {
-  v16f v;
+  v16 v;
   v4f q[4];
 } v16q;
 
@@ -63,22 +58,6 @@ static inline float max1(float a, float v) {
   return out;
 }
 
-/* The first and one past the last window index whose tap, at start + index * step,
- * lies in 0 .. size - 1. */
-static inline void inside(int64_t start, int64_t step, int64_t taps, int64_t size,
-                          int64_t *lo, int64_t *hi) {
-  /* (Without dividing by an undilated step: two divisions a pixel took as long as
-   * reducing its taps.) */
-  int64_t a = start >= 0 ? 0 : step == 1 ? -start : (-start + step - 1) / step;
-  int64_t b = size - start <= 0 ? 0 : step == 1 ? size - start : (size - start + step - 1) / step;
-  if (b > taps)
-    b = taps;
-  if (a > b)
-    a = b;
-  *lo = a;
-  *hi = b;
-}
-
 /* Output rows r0 .. r1 (flat over batch x height) of a max (max = 1) or a sum; the
  * window of 16 channels reduced by MAX16 or +. (A macro, so that the AVX-512 build
  * reduces with mask registers: GCC 12 scalarizes the vector compares of the portable
@@ -96,15 +75,15 @@ static inline void inside(int64_t start, int64_t step, int64_t taps, int64_t siz
       const float *image = (g)->in + b * (g)->h * (g)->w * c;                           \
       float *out = (g)->out + row * (g)->ow * c;                                        \
       int64_t i_lo, i_hi;                                                               \
-      inside(y0, (g)->dh, (g)->kh, (g)->h, &i_lo, &i_hi);                               \
+      mlxc_taps_inside(y0, (g)->dh, (g)->kh, (g)->h, &i_lo, &i_hi);                     \
       for (int64_t x = 0; x < (g)->ow; ++x, out += c) {                                 \
         const int64_t x0 = x * (g)->sw - (g)->pl, step = (g)->dw * c;                   \
         int64_t j_lo, j_hi;                                                             \
-        inside(x0, (g)->dw, (g)->kw, (g)->w, &j_lo, &j_hi);                             \
+        mlxc_taps_inside(x0, (g)->dw, (g)->kw, (g)->w, &j_lo, &j_hi);                   \
         for (int64_t c0 = 0; c0 < c16; c0 += 16) {                                      \
           if (c0 + 16 > c16)                                                            \
             c0 = c16 - 16;                                                              \
-          v16f acc = (v16f){0} + init, odd = acc;                                       \
+          v16 acc = (v16){0} + init, odd = acc;                                       \
           for (int64_t i = i_lo; i < i_hi; ++i) {                                       \
             const float *src = image + ((y0 + i * (g)->dh) * (g)->w + x0) * c + c0;     \
             if (max) {                                                                  \
@@ -158,7 +137,7 @@ static void sum_portable(const pool_args *g, int64_t r0, int64_t r1) {
                             _mm512_cmp_ps_mask(v_, v_, _CMP_UNORD_Q);                   \
     const __m512i r_ = _mm512_mask_blend_epi32(take_, _mm512_castps_si512(a_),          \
                                                _mm512_castps_si512(v_));                \
-    (v16f)_mm512_mask_and_epi32(r_, _mm512_cmp_ps_mask(v_, a_, _CMP_EQ_OQ), r_,         \
+    (v16)_mm512_mask_and_epi32(r_, _mm512_cmp_ps_mask(v_, a_, _CMP_EQ_OQ), r_,         \
                                 _mm512_castps_si512(v_));                               \
   })
 

@@ -61,23 +61,29 @@ def _from_rows(value, perm: list[int], result_type) -> ir.Value:
     return value
 
 
-@lowering("stablehlo.sort")
-def sort(op) -> None:
-    types = [ir.RankedTensorType(r.type) for r in op.results]
-    shape = types[0].shape
+def rows_layout(op) -> tuple[list[int], int, int]:
+    """How a sort's operands become [rows, n]: the permutation that puts the sorted
+    dimension last, the number of rows and their length n."""
+    shape = ir.RankedTensorType(op.results[0].type).shape
     rank = len(shape)
     # The attribute defaults to -1, the last dimension.
     dim = ir.IntegerAttr(op.attributes["dimension"]).value if "dimension" in op.attributes else -1
     dim = dim + rank if dim < 0 else dim
     n = shape[dim]
     rows = math.prod(shape) // n if n else 0
+    return [i for i in range(rank) if i != dim] + [dim], rows, n
+
+
+@lowering("stablehlo.sort")
+def sort(op) -> None:
+    types = [ir.RankedTensorType(r.type) for r in op.results]
+    perm, rows, n = rows_layout(op)
     if n <= 1 or rows == 0:
         # Nothing to order: the comparator is never called.
         for result, operand in zip(op.results, op.operands):
             result.replace_all_uses_with(operand)
         op.erase()
         return
-    perm = [i for i in range(rank) if i != dim] + [dim]
     with ir.InsertionPoint(op), op.location:
         inputs = [_to_rows(v, perm, rows, n) for v in op.operands]
         sorted_rows = _sort_rows(op, inputs, rows, n)

@@ -54,14 +54,14 @@ def _index_expr(value, extents: dict, extent: int):
     return None
 
 
-def _as_input(generic, extract):
-    """The indexing map under which `extract` reads its tensor, or None."""
+def _as_input(generic, extract, extents: dict):
+    """The indexing map under which `extract` reads its tensor, or None (`extents`:
+    _loop_extents of `generic`)."""
     source = ir.RankedTensorType(extract.operands[0].type) \
         if isinstance(extract.operands[0].type, ir.RankedTensorType) else None
     if source is None or not source.has_static_shape:
         return None
     loops = len(ir.ArrayAttr(generic.attributes["iterator_types"]))
-    extents = _loop_extents(generic)
     exprs = []
     for value, extent in zip(list(extract.operands)[1:], source.shape):
         e = _index_expr(value, extents, extent)
@@ -121,13 +121,12 @@ def _feeds_an_index(extract) -> bool:
     return False
 
 
-def _uniform_across_lanes(generic, read) -> bool:
+def _uniform_across_lanes(generic, read, extents: dict) -> bool:
     """Whether `read` (an indexing map) leaves out a parallel loop of more than one trip:
     the vectorizer runs its lanes along such a loop, and an index read as an extract at
     indices it does not vary is known to be the same in every lane (a row gather then
     loads contiguous rows); as an input it is a vector like any other, and the row read
     a gather of one element per lane."""
-    extents = _loop_extents(generic)
     used = {e.position for e in read.results if isinstance(e, ir.AffineDimExpr)}
     iterators = ir.ArrayAttr(generic.attributes["iterator_types"])
     return any("parallel" in str(it) and extents.get(d, 1) > 1 and d not in used
@@ -138,14 +137,17 @@ def run(module) -> None:
     for generic in irutil.ops_named(module, "linalg.generic"):
         if not all(isinstance(r.type, ir.RankedTensorType) for r in generic.results):
             continue
-        body = generic.regions[0].blocks[0]
+        extracts = [op for op in generic.regions[0].blocks[0].operations
+                    if op.name == "tensor.extract"]
+        if not extracts:
+            continue
+        extents = _loop_extents(generic)
         reads = []
-        for op in body.operations:
-            if op.name == "tensor.extract":
-                m = _as_input(generic, op)
-                if m is not None and not (_feeds_an_index(op) and
-                                          _uniform_across_lanes(generic, m)):
-                    reads.append((op, m))
+        for op in extracts:
+            m = _as_input(generic, op, extents)
+            if m is not None and not (_feeds_an_index(op) and
+                                      _uniform_across_lanes(generic, m, extents)):
+                reads.append((op, m))
         if reads:
             _rewrite(generic, reads)
 

@@ -21,7 +21,7 @@ from typing import Optional
 
 from .. import irutil
 from .._mlir import ir, stablehlo
-from ..lowerings.sort import _from_rows, _to_rows
+from ..lowerings.sort import _from_rows, _to_rows, rows_layout
 from ..targets.cpu import kernel_calls
 from . import PythonPass
 
@@ -98,12 +98,7 @@ def _qualifies(op) -> Optional[int]:
 
 def _rewrite(op, canonical: int) -> None:
     t = ir.RankedTensorType(op.results[0].type)
-    rank = t.rank
-    dim = ir.IntegerAttr(op.attributes["dimension"]).value if "dimension" in op.attributes else -1
-    dim = dim + rank if dim < 0 else dim
-    n = t.shape[dim]
-    rows = math.prod(t.shape) // n if n else 0
-    perm = [i for i in range(rank) if i != dim] + [dim]
+    perm, rows, n = rows_layout(op)
     with ir.InsertionPoint(op), op.location:
         if n <= 1 or rows == 0:
             result = op.operands[0]

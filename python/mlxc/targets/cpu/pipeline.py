@@ -26,6 +26,11 @@ _SMALL_FLOATS = ("bf16", "f16") + _FP8_AND_SMALLER
 _TO_LLVM_DIALECTS = ("arith", "cf", "index", "ub", "omp")
 
 
+def _kernel_calls() -> bool:
+    """Whether ops go to the runtime's kernels: the schedules set them aside."""
+    return bool(settings.get("library_calls") and settings.get("cpu_schedules"))
+
+
 def schedule_passes() -> list[Pass]:
     if not settings.get("cpu_schedules"):
         return []
@@ -83,8 +88,7 @@ def with_temp_memory(bufferize: Stage) -> Stage:
                   "which skips the taps in the padding: the padding never becomes a buffer",
                   only_with("linalg.generic", "linalg.pooling_nhwc_max",
                             "linalg.pooling_nhwc_sum", "linalg.pooling_nwc_max",
-                            "linalg.pooling_nwc_sum"))] \
-        if settings.get("library_calls") and settings.get("cpu_schedules") else []
+                            "linalg.pooling_nwc_sum"))] if _kernel_calls() else []
     passes = convs + [pads] + [p for p in bufferize.passes if p.name != "mlxc-verify-stage"]
     fuse = Pass("mlxc-fuse-row-loops", (), (),
                 "consecutive loops over the same rows (softmax's max, sum and output) as one, "
@@ -132,7 +136,7 @@ def lower_stage():
                 "f32 matrix products with nothing fused into them call the runtime's packed "
                 "kernel (runtime/mlxc_gemm.c), which the schedules left alone",
                 only_with("linalg.matmul", "linalg.batch_matmul", "linalg.generic"))]
-          if settings.get("library_calls") and settings.get("cpu_schedules") else []),
+          if _kernel_calls() else []),
         *([Pass("mlxc-outline-kernels", (), (),
                 "a large entry's loop nests as functions, which the JIT compiles on "
                 "MLXC_COMPILE_THREADS threads (parallel_jit.py); before the passes below, "
@@ -154,8 +158,8 @@ def lower_stage():
                   "subview/reshape metadata as plain arithmetic (emits affine.apply)"),
         mlir_pass("lower-affine", "affine loops and maps to scf and arith"),
         Pass("mlxc-rolled-loops", (), (),
-             "LLVM is asked not to unroll the loops without loop-carried values (the "
-             "schedules unrolled what pays; LLVM unrolling the rest cost compile time)",
+             "LLVM is asked not to unroll the loops around vector code that carry no value "
+             "(the schedules unrolled what pays; LLVM unrolling the rest cost compile time)",
              only_with("scf.for")),
         mlir_pass("convert-scf-to-cf", "structured control flow to branches"),
         Pass("mlxc-complex-mul-fma", (), (),
@@ -242,7 +246,7 @@ def llvm_stage():
 def with_kernel_products(simplify: Stage) -> Stage:
     """The common simplify stage; when products call the runtime's kernel, the layout pass
     leaves the operands of those it will compute in place (the kernel reads any strides)."""
-    if not (settings.get("library_calls") and settings.get("cpu_schedules")):
+    if not _kernel_calls():
         return simplify
     passes = tuple(Pass(p.name, (("kernel-products", "1"),), p.anchor,
                         p.why + "; not for products the runtime's kernel computes, which "

@@ -9,9 +9,9 @@ accurate exp, tanh and log:
              = tanh(x / 2) * (exp(x) + 1)  otherwise; x itself where x/2 == 0
     log1p(x) = log(u) * (x / (u - 1)),  u = 1 + x    (x itself when u == 1)
 
-expm1 is XLA's own formula: on mlxc-approximate-math's exp and tanh (XLA's
-algorithms, f32 and f64) results are XLA's bit for bit, and chlo.sinh, built on
-expm1, follows. For log1p, the infinities and -1 are handled apart, and the quotient
+expm1 is XLA's own formula: in f32, on mlxc-approximate-math's exp and tanh (XLA's
+algorithms), results are XLA's bit for bit, and chlo.sinh, built on expm1, follows; in
+f64, tanh is libm's, so results are within a few ulp of XLA's and more accurate. For log1p, the infinities and -1 are handled apart, and the quotient
 comes first: it is near 1, while (u - 1) * x overflows for large x (log1p(4e36) is
 finite). Works on scalars and vectors of any float type; runs after
 math-extend-to-supported-types, so f16/bf16 arrive as f32.

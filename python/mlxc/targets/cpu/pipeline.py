@@ -175,7 +175,7 @@ def lower_stage():
              "expm1/log1p exact near zero (convert-math-to-llvm would use exp(x)-1, log(1+x))",
              only_with(*_MATH)),
         *([Pass("mlxc-approximate-math", (), (),
-                "f32 exp/log/tanh/erf and f64 exp/tanh as XLA's polynomials, which vectorize "
+                "f32 exp/log/tanh/erf and f64 exp as XLA's polynomials, which vectorize "
                 "(libm calls would be one per element); after the expm1/log1p expansions, "
                 "which use exp, tanh and log", only_with(*_MATH))]
           if settings.get("approx_math") else []),

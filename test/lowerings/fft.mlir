@@ -44,18 +44,55 @@ func.func @irfft(%x: tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64> {
 
 // -----
 
-// FFT and IFFT differ in the sign of the angle and the 1/N scale.
-// CHECK-LABEL: func.func @fft_ifft
-// CHECK: stablehlo.convert %{{.*}} : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f64>>
-// CHECK: stablehlo.constant dense<-1.0471975511965976> : tensor<6x6xf64>
-// CHECK: stablehlo.dot_general
-// CHECK: stablehlo.constant dense<1.0471975511965976> : tensor<6x6xf64>
-// CHECK: stablehlo.constant dense<0.16666666666666666> : tensor<6x6xf64>
-// CHECK: stablehlo.dot_general
-func.func @fft_ifft(%x: tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>> {
-  %0 = stablehlo.fft %x, type = FFT, length = [6] : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>>
-  %1 = stablehlo.fft %0, type = IFFT, length = [6] : (tensor<6xcomplex<f32>>) -> tensor<6xcomplex<f32>>
-  return %1 : tensor<6xcomplex<f32>>
+// A short complex transform is XLA's own FFT (ducc0) written out as scalar-style ops
+// on the batch: each of the 4 entries becomes a lane (a slice of the real and
+// imaginary parts), the radix-4 butterfly adds and subtracts lanes (the rotation by
+// i is a negation), the inverse's 1/4 multiplies each result once, and the lanes are
+// stacked back. No dot and no f64 anywhere.
+// CHECK-LABEL: func.func @ifft4
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4xcomplex<f32>>)
+// CHECK-NOT: dot_general
+// CHECK-NOT: f64
+// CHECK: %[[RE:.*]] = stablehlo.real %[[X]] : (tensor<2x4xcomplex<f32>>) -> tensor<2x4xf32>
+// CHECK: %[[S0:.*]] = stablehlo.slice %[[RE]] [0:2, 0:1]
+// CHECK: %[[R0:.*]] = stablehlo.reshape %[[S0]] : (tensor<2x1xf32>) -> tensor<2xf32>
+// CHECK: %[[S2:.*]] = stablehlo.slice %[[RE]] [0:2, 2:3]
+// CHECK: %[[R2:.*]] = stablehlo.reshape %[[S2]] : (tensor<2x1xf32>) -> tensor<2xf32>
+// CHECK: %[[IM:.*]] = stablehlo.imag %[[X]]
+// CHECK: %[[T2:.*]] = stablehlo.add %[[R0]], %[[R2]] : tensor<2xf32>
+// CHECK: %[[T1:.*]] = stablehlo.subtract %[[R0]], %[[R2]] : tensor<2xf32>
+// CHECK: stablehlo.negate
+// CHECK: %[[Y0:.*]] = stablehlo.add %[[T2]], %{{.*}} : tensor<2xf32>
+// CHECK: %[[Q:.*]] = stablehlo.constant dense<2.500000e-01> : tensor<2xf32>
+// CHECK: %[[Z0:.*]] = stablehlo.multiply %[[Y0]], %[[Q]] : tensor<2xf32>
+// CHECK: %[[C0:.*]] = stablehlo.reshape %[[Z0]] : (tensor<2xf32>) -> tensor<2x1xf32>
+// CHECK: %[[REAL:.*]] = stablehlo.concatenate %[[C0]], %{{.*}}, %{{.*}}, %{{.*}}, dim = 1 : {{.*}} -> tensor<2x4xf32>
+// CHECK: %[[IMAG:.*]] = stablehlo.concatenate %{{.*}}, dim = 1 : {{.*}} -> tensor<2x4xf32>
+// CHECK: %[[R:.*]] = stablehlo.complex %[[REAL]], %[[IMAG]] : tensor<2x4xcomplex<f32>>
+// CHECK: return %[[R]]
+func.func @ifft4(%x: tensor<2x4xcomplex<f32>>) -> tensor<2x4xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = IFFT, length = [4] : (tensor<2x4xcomplex<f32>>) -> tensor<2x4xcomplex<f32>>
+  return %0 : tensor<2x4xcomplex<f32>>
+}
+
+// -----
+
+// Two axes: the inner one (length 3, a radix-3 pass with ducc0's constants) first,
+// then the outer one (length 2); the forward transform has no scale.
+// CHECK-LABEL: func.func @fft2d
+// CHECK-NOT: dot_general
+// CHECK: stablehlo.slice %{{.*}} [0:2, 0:2, 0:1] : (tensor<2x2x3xf32>) -> tensor<2x2x1xf32>
+// CHECK: stablehlo.constant dense<-5.000000e-01> : tensor<2x2xf32>
+// CHECK: stablehlo.constant dense<-0.866025388> : tensor<2x2xf32>
+// CHECK: stablehlo.concatenate {{.*}} dim = 2 : {{.*}} -> tensor<2x2x3xf32>
+// CHECK: stablehlo.slice %{{.*}} [0:2, 0:1, 0:3] : (tensor<2x2x3xf32>) -> tensor<2x1x3xf32>
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<2x1x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: stablehlo.multiply
+// CHECK: stablehlo.concatenate {{.*}} dim = 1 : {{.*}} -> tensor<2x2x3xf32>
+// CHECK: return
+func.func @fft2d(%x: tensor<2x2x3xcomplex<f32>>) -> tensor<2x2x3xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = FFT, length = [2, 3] : (tensor<2x2x3xcomplex<f32>>) -> tensor<2x2x3xcomplex<f32>>
+  return %0 : tensor<2x2x3xcomplex<f32>>
 }
 
 // -----

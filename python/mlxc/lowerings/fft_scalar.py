@@ -1,0 +1,152 @@
+"""Scalar-style arithmetic that writes StableHLO: the emitter backend of the exact FFT.
+
+fft_complex and fft_real are written as plain arithmetic over "lanes", one value per
+element of the transformed axis. Here a lane is a `Lane`: a tensor of the batch shape
+(the operand's shape without that axis) whose `+ - *` and unary `-` each emit one
+elementwise StableHLO op, so the program rounds exactly where the Python expression
+does. Numpy scalars of the element type become splat constants; `__array_ufunc__ =
+None` makes numpy hand `np.float32(c) * lane` over to the lane.
+
+`split` cuts a tensor into lanes along an axis and `join` stacks lanes back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .text import Emitter, i64_array, tensor_type
+
+_DTYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64)}
+
+
+class LaneBuilder:
+    """Emits lanes of one batch shape and element type ("f32" or "f64") into `e`."""
+
+    def __init__(self, e: Emitter, batch_shape: list, elem: str):
+        if elem not in _DTYPES:
+            raise ValueError(f"lanes of {elem}: only f32 and f64 are supported")
+        self.e, self.shape, self.elem = e, list(batch_shape), elem
+        self.dtype = _DTYPES[elem]
+        self.type = tensor_type(self.shape, elem)
+        self._constants: dict = {}
+
+    def lane(self, name: str) -> "Lane":
+        return Lane(self, name)
+
+    def constant(self, value) -> "Lane":
+        """A splat of `value` (rounded to the element type), emitted once per value."""
+        value = self.dtype.type(value)
+        key = value.tobytes()
+        if key not in self._constants:
+            # 17 significant digits name a double exactly, and an f32 value is one.
+            literal = f"{float(value):.17e}"
+            self._constants[key] = self.e.constant(literal, self.type)
+        return Lane(self, self._constants[key])
+
+
+class Lane:
+    __array_ufunc__ = None
+    __slots__ = ("builder", "name")
+
+    def __init__(self, builder: LaneBuilder, name: str):
+        self.builder, self.name = builder, name
+
+    def _operand(self, other) -> str:
+        if isinstance(other, Lane):
+            if other.builder is not self.builder:
+                raise ValueError("lanes of different transforms mixed in one operation")
+            return other.name
+        if isinstance(other, (np.floating, float, int)):
+            return self.builder.constant(other).name
+        return NotImplemented
+
+    def _binary(self, op: str, other, reflected: bool = False):
+        name = self._operand(other)
+        if name is NotImplemented:
+            return NotImplemented
+        operands = [name, self.name] if reflected else [self.name, name]
+        b = self.builder
+        return Lane(b, b.e.op(f"stablehlo.{op}", operands, b.type))
+
+    def __add__(self, other):
+        return self._binary("add", other)
+
+    def __radd__(self, other):
+        return self._binary("add", other, reflected=True)
+
+    def __sub__(self, other):
+        return self._binary("subtract", other)
+
+    def __rsub__(self, other):
+        return self._binary("subtract", other, reflected=True)
+
+    def __mul__(self, other):
+        return self._binary("multiply", other)
+
+    def __rmul__(self, other):
+        return self._binary("multiply", other, reflected=True)
+
+    def __truediv__(self, other):
+        return self._binary("divide", other)
+
+    def __rtruediv__(self, other):
+        return self._binary("divide", other, reflected=True)
+
+    def __neg__(self):
+        b = self.builder
+        return Lane(b, b.e.op("stablehlo.negate", [self.name], b.type))
+
+
+def _slices(e: Emitter, x: str, shape: list, axis: int, elem: str) -> list:
+    """x[..., k, ...] for each k along `axis`, each reshaped to the batch shape."""
+    batch = shape[:axis] + shape[axis + 1:]
+    one = shape[:axis] + [1] + shape[axis + 1:]
+    names = []
+    for k in range(shape[axis]):
+        start = [0] * len(shape)
+        start[axis] = k
+        limit = list(shape)
+        limit[axis] = k + 1
+        piece = e.op("stablehlo.slice", [x], tensor_type(one, elem),
+                     f"start_indices = {i64_array(start)}, limit_indices = {i64_array(limit)}, "
+                     f"strides = {i64_array([1] * len(shape))}")
+        names.append(e.op("stablehlo.reshape", [piece], tensor_type(batch, elem)))
+    return names
+
+
+def split(b: LaneBuilder, x: str, shape: list, axis: int, complex_input: bool) -> list:
+    """The lanes of `x` along `axis`: (re, im) pairs of a complex tensor, or values of
+    a real one. `b` must have the batch shape (shape without `axis`)."""
+    e, elem = b.e, b.elem
+    if not complex_input:
+        return [b.lane(name) for name in _slices(e, x, shape, axis, elem)]
+    part = tensor_type(shape, elem)
+    re = _slices(e, e.op("stablehlo.real", [x], part), shape, axis, elem)
+    im = _slices(e, e.op("stablehlo.imag", [x], part), shape, axis, elem)
+    return [(b.lane(r), b.lane(i)) for r, i in zip(re, im)]
+
+
+def _stack(b: LaneBuilder, names: list, axis: int) -> str:
+    one = b.shape[:axis] + [1] + b.shape[axis:]
+    pieces = [b.e.op("stablehlo.reshape", [name], tensor_type(one, b.elem)) for name in names]
+    if len(pieces) == 1:
+        return pieces[0]
+    out = b.shape[:axis] + [len(names)] + b.shape[axis:]
+    return b.e.op("stablehlo.concatenate", pieces, tensor_type(out, b.elem),
+                  f"dimension = {axis} : i64")
+
+
+def _materialize(b: LaneBuilder, value) -> str:
+    # A pass can hand back an input or a constant untouched; either is a lane too.
+    return value.name if isinstance(value, Lane) else b.constant(value).name
+
+
+def join(b: LaneBuilder, lanes: list, axis: int) -> str:
+    """Stack lanes along a new `axis`: a complex tensor from (re, im) pairs, else a
+    real one. Returns the tensor's name."""
+    if lanes and isinstance(lanes[0], tuple):
+        re = _stack(b, [_materialize(b, r) for r, _ in lanes], axis)
+        im = _stack(b, [_materialize(b, i) for _, i in lanes], axis)
+        out = b.shape[:axis] + [len(lanes)] + b.shape[axis:]
+        return b.e.op("stablehlo.complex", [re, im], tensor_type(out, f"complex<{b.elem}>"))
+    return _stack(b, [_materialize(b, v) for v in lanes], axis)

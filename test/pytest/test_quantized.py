@@ -170,15 +170,82 @@ func.func @main(%a: tensor<2x3x{q}>, %x: tensor<2x4xf32>) -> (tensor<2x3xf32>, t
     np.testing.assert_array_equal(qx, np.stack([quantize(x[0], 0.1, -30), quantize(x[1], 0.5, -20)]))
 
 
-def test_unsigned_storage_is_refused_with_its_line():
-    text = """func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-  %q = stablehlo.uniform_quantize %a : (tensor<3xf32>) -> tensor<3x!quant.uniform<u8:f32, 0.5:10>>
-  %d = stablehlo.uniform_dequantize %q : (tensor<3x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<3xf32>
-  return %d : tensor<3xf32>
+# Unsigned storage: u8 with zero point z and range [lo, hi] holds the same numbers as
+# i8 with z - 128 and [lo - 128, hi - 128], each stored value 128 lower. The interpreter
+# runs the signed twin (written out by hand here); mlxc must give the same numbers.
+def _unsigned_program(u: str, i: str, v: str, w: str) -> str:
+    return f"""
+func.func @main(%a: tensor<4x16xf32>, %b: tensor<16x3xf32>) -> (tensor<4x16xf32>, tensor<4x3xf32>) {{
+  %qa = stablehlo.uniform_quantize %a : (tensor<4x16xf32>) -> tensor<4x16x{u}>
+  %qa2 = stablehlo.uniform_quantize %a : (tensor<4x16xf32>) -> tensor<4x16x{v}>
+  %s = stablehlo.add %qa, %qa2 : (tensor<4x16x{u}>, tensor<4x16x{v}>) -> tensor<4x16x{w}>
+  %ds = stablehlo.uniform_dequantize %s : (tensor<4x16x{w}>) -> tensor<4x16xf32>
+  %qb = stablehlo.uniform_quantize %b : (tensor<16x3xf32>) -> tensor<16x3x{i}>
+  %p = stablehlo.dot_general %qa, %qb, contracting_dims = [1] x [0] : (tensor<4x16x{u}>, tensor<16x3x{i}>) -> tensor<4x3x!quant.uniform<i32:f32, 0.002>>
+  %dp = stablehlo.uniform_dequantize %p : (tensor<4x3x!quant.uniform<i32:f32, 0.002>>) -> tensor<4x3xf32>
+  return %ds, %dp : tensor<4x16xf32>, tensor<4x3xf32>
+}}"""
+
+
+def test_unsigned_storage_matches_its_signed_twin():
+    i8 = "!quant.uniform<i8:f32, 0.04>"
+    unsigned = _unsigned_program("!quant.uniform<u8:f32, 0.05:120>", i8,
+                                 "!quant.uniform<u8<1:250>:f32, 0.1:200>",
+                                 "!quant.uniform<u8:f32, 0.05:100>")
+    twin = _unsigned_program("!quant.uniform<i8:f32, 0.05:-8>", i8,
+                             "!quant.uniform<i8<-127:122>:f32, 0.1:72>",
+                             "!quant.uniform<i8:f32, 0.05:-28>")
+    a, b = rng_inputs((4, 16), (16, 3), seed=3)
+    actual = mlxc.compile(unsigned)(a, b)
+    expected = oracle.interpret(twin, [a, b])
+    for x, y in zip(actual, expected):
+        np.testing.assert_array_equal(x, y)
+    # Against the spec's arithmetic: the sum clamps at both ends of [0, 255].
+    qa = quantize(a, 0.05, 120, 0, 255)
+    qa2 = quantize(a, 0.1, 200, 1, 250)
+    total = dequantize(qa, 0.05, 120) + dequantize(qa2, 0.1, 200)
+    spec = dequantize(quantize(total.astype(np.float32), 0.05, 100, 0, 255), 0.05, 100)
+    assert np.abs(actual[0] - spec).max() <= 0.05 + 1e-6
+    assert actual[0].min() == np.float32(-5.0) and actual[0].max() == np.float32(7.75)
+
+
+UNSIGNED_ADD = """
+func.func @main(%a: tensor<64x!quant.uniform<u8:f32, 0.05:125>>, %b: tensor<64xui8>) -> (tensor<64x!quant.uniform<u8:f32, 0.05:130>>, tensor<64xui8>) {
+  %qb = stablehlo.bitcast_convert %b : (tensor<64xui8>) -> tensor<64x!quant.uniform<u8:f32, 0.025:135>>
+  %s = stablehlo.add %a, %qb : (tensor<64x!quant.uniform<u8:f32, 0.05:125>>, tensor<64x!quant.uniform<u8:f32, 0.025:135>>) -> tensor<64x!quant.uniform<u8:f32, 0.05:130>>
+  %r = stablehlo.bitcast_convert %s : (tensor<64x!quant.uniform<u8:f32, 0.05:130>>) -> tensor<64xui8>
+  return %s, %r : tensor<64x!quant.uniform<u8:f32, 0.05:130>>, tensor<64xui8>
 }"""
-    with pytest.raises(mlxc.CompileError, match=r"prog\.mlir:2:\d+: error: quantized type "
-                                                 r"tensor<3x!quant.uniform<u8:f32.* unsigned storage"):
-        mlxc.compile(text, name="prog.mlir")
+
+# The same add on signed storage, for the interpreter.
+TWIN_ADD = """
+func.func @main(%a: tensor<64xi8>, %b: tensor<64xi8>) -> tensor<64xi8> {
+  %qa = stablehlo.bitcast_convert %a : (tensor<64xi8>) -> tensor<64x!quant.uniform<i8:f32, 0.05:-3>>
+  %qb = stablehlo.bitcast_convert %b : (tensor<64xi8>) -> tensor<64x!quant.uniform<i8:f32, 0.025:7>>
+  %s = stablehlo.add %qa, %qb : (tensor<64x!quant.uniform<i8:f32, 0.05:-3>>, tensor<64x!quant.uniform<i8:f32, 0.025:7>>) -> tensor<64x!quant.uniform<i8:f32, 0.05:2>>
+  %r = stablehlo.bitcast_convert %s : (tensor<64x!quant.uniform<i8:f32, 0.05:2>>) -> tensor<64xi8>
+  return %r : tensor<64xi8>
+}"""
+
+
+def test_unsigned_storage_passes_unsigned_integers():
+    exe = mlxc.compile(UNSIGNED_ADD)
+    assert "arg0: !quant.uniform<u8:f32, 5.000000e-02:125>[64]" in str(exe.signature)
+    assert [t.dtype for t in exe.signature.inputs + exe.signature.outputs] == [np.dtype(np.uint8)] * 4
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 256, 64).astype(np.uint8)
+    b = rng.integers(0, 256, 64).astype(np.uint8)
+    a_before, b_before = a.copy(), b.copy()
+    quantized, raw = exe(a, b)
+    assert quantized.dtype == raw.dtype == np.uint8
+    np.testing.assert_array_equal(quantized, raw)
+    signed = interpret_storage(TWIN_ADD, [(a ^ 128).view(np.int8), (b ^ 128).view(np.int8)])
+    np.testing.assert_array_equal(quantized, (signed.view(np.uint8) ^ 128))
+    total = dequantize(a, 0.05, 125).astype(np.float32) + dequantize(b, 0.025, 135).astype(np.float32)
+    assert np.abs(quantized.astype(int) - quantize(total, 0.05, 130, 0, 255)).max() <= 1
+    assert np.any(quantized == 255) and np.any(quantized == 0)  # both clamps reached
+    np.testing.assert_array_equal(a, a_before)
+    np.testing.assert_array_equal(b, b_before)
 
 
 SUITE = "/work/shared/conformance/stablehlo"

@@ -18,6 +18,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-select-entry": "mlxc.passes.select_entry",
     "mlxc-record-signature": "mlxc.passes.record_signature",
     "mlxc-quantized-entry": "mlxc.passes.quantized_entry",
+    "mlxc-signed-quantized-storage": "mlxc.passes.signed_quantized_storage",
     "mlxc-static-chlo-broadcasts": "mlxc.passes.static_chlo_broadcasts",
     "mlxc-specialize-arguments": "mlxc.passes.specialize_arguments",
     "mlxc-static-real-dynamic-slice": "mlxc.passes.static_real_dynamic_slice",

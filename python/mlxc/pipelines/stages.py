@@ -42,7 +42,10 @@ def import_stage(entry: str = "main") -> Stage:
                   default_pipeline=""),
         # Quantized types go before shape refinement, which crashes on them (bitcast_convert).
         Pass("mlxc-quantized-entry", (), (),
-             "keep the entry's quantized types for the signature; refuse unsigned storage"),
+             "keep the entry's quantized types for the signature"),
+        Pass("mlxc-signed-quantized-storage", (), (),
+             "unsigned quantized storage (u8) as signed storage shifted by half its range, "
+             "which the legalization reads right; storage bits flipped where they cross"),
         mlir_pass("stablehlo-legalize-quant-to-math",
                   "quantized ops become integer and float math on the storage type, as in the "
                   "StableHLO interpreter; must precede chlo-legalize (it emits chlo.broadcast_*)",

@@ -38,7 +38,8 @@ def custom_call(op) -> None:
     rule = _ROUTINES.get(routine[1:]) if routine[:1] in _ELEM else None
     if rule is None:
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
-                                  "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr, ?syevd/?heevd, ?gesdd)")
+                                  "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, "
+                                  "?gehrd, ?sytrd/?hetrd)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -778,7 +779,8 @@ def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
     return e.op("stablehlo.multiply", [q, signs], q_t)
 
 
-# ungqr and heevd are the complex names of orgqr and syevd.
+# ungqr and heevd are the complex names of orgqr and syevd. lapack_reductions adds
+# gehrd and sytrd/hetrd (it imports the helpers below, so it registers itself).
 _ROUTINES = {"potrf": potrf, "trsm": trsm, "getrf": getrf, "geqrf": geqrf, "orgqr": orgqr,
              "ungqr": orgqr, "syevd": syevd, "heevd": syevd, "gesdd": gesdd}
 

@@ -33,8 +33,8 @@ def _assert_same_bits(got, expected):
                              f"{expected.view(real).flat[diff[0]]!r}")
 
 
-def _pairs_to_array(pairs, dtype):
-    cols = [np.broadcast_to(re, (BATCH,)) + 1j * np.broadcast_to(im, (BATCH,))
+def _pairs_to_array(pairs, dtype, batch=BATCH):
+    cols = [np.broadcast_to(re, (batch,)) + 1j * np.broadcast_to(im, (batch,))
             for re, im in pairs]
     return np.stack(cols, axis=1).astype(_complex_dtype(dtype))
 
@@ -120,3 +120,49 @@ def test_bad_arguments_are_named():
         fft_real.c2r([(np.zeros(1), np.zeros(1))] * 2, 4, np.float32, 1)
     with pytest.raises(ValueError, match="element type float16"):
         fft_real.r2c([np.zeros(1, np.float16)] * 4, 4, np.float16, 1)
+
+
+def _c2c_along(x, axis, dtype, forward):
+    """fft_complex.c2c (unnormalized) along one axis of a complex numpy array."""
+    from mlxc.lowerings import fft_complex
+    moved = np.moveaxis(x, axis, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    lanes = [(flat[:, k].real.copy(), flat[:, k].imag.copy()) for k in range(flat.shape[1])]
+    out = fft_complex.c2c(lanes, flat.shape[1], dtype, forward)
+    out = np.stack([re + 1j * im for re, im in out], axis=1).astype(x.dtype)
+    return np.moveaxis(out.reshape(moved.shape), -1, axis)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_several_axes_compose_as_xla(dtype):
+    # XLA's RFFT over axes (1, 2, 3): r2c along 3, then c2c along 1 and after it 2 (the
+    # outer axis first, unlike a complex FFT over several axes). IRFFT: backward c2c
+    # along 1 then 2 unnormalized, then c2r along 3 with fct = 1/(15*16*n) (formed in
+    # double, rounded once). Reversing either order changes most results.
+    cdt = _complex_dtype(dtype)
+    rng = np.random.default_rng(7)
+    n = 17  # RFFT [17], as in the conformance cases
+    x = rng.standard_normal((2, 15, 16, n)).astype(dtype)
+    flat = x.reshape(-1, n)
+    half = _pairs_to_array(fft_real.r2c([flat[:, j] for j in range(n)], n, dtype, 1),
+                           dtype, flat.shape[0])
+    got = half.reshape(2, 15, 16, n // 2 + 1)
+    for axis in (1, 2):
+        got = _c2c_along(got, axis, dtype, True)
+    with jax.enable_x64(dtype == np.float64):
+        expected = np.asarray(jax.jit(lambda v: jnp.fft.rfftn(v, axes=(1, 2, 3)))(x))
+    _assert_same_bits(got, expected)
+
+    n = 32 if dtype == np.float32 else 33  # IRFFT [15, 16, 32] and [33] there
+    spectrum = (rng.standard_normal((2, 15, 16, n // 2 + 1))
+                + 1j * rng.standard_normal((2, 15, 16, n // 2 + 1))).astype(cdt)
+    mid = spectrum
+    for axis in (1, 2):
+        mid = _c2c_along(mid, axis, dtype, False)
+    flat = mid.reshape(-1, n // 2 + 1)
+    out = fft_real.c2r([(flat[:, k].real.copy(), flat[:, k].imag.copy())
+                        for k in range(n // 2 + 1)], n, dtype, dtype(1.0 / (15 * 16 * n)))
+    with jax.enable_x64(dtype == np.float64):
+        expected = np.asarray(jax.jit(
+            lambda s: jnp.fft.irfftn(s, s=(15, 16, n), axes=(1, 2, 3)))(spectrum))
+    _assert_same_bits(np.stack(out, axis=1).reshape(expected.shape), expected)

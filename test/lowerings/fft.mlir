@@ -1,63 +1,20 @@
 // RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-lower-extra-ops)' | FileCheck %s
 
-// RFFT: the real input becomes complex<f64>, one dot with an 8x5 twiddle matrix
-// (angles from the exact k*n mod 8) keeps the 5 non-redundant entries, and the
-// result is rounded once to complex<f32>.
-// CHECK-LABEL: func.func @rfft
-// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>)
-// CHECK-NOT: stablehlo.fft
-// CHECK: %[[X64:.*]] = stablehlo.convert %[[X]] : (tensor<2x8xf32>) -> tensor<2x8xf64>
-// CHECK: %[[C:.*]] = stablehlo.complex %[[X64]], %{{.*}} : tensor<2x8xcomplex<f64>>
-// CHECK: %[[KN:.*]] = stablehlo.multiply %{{.*}}, %{{.*}} : tensor<8x5xi64>
-// CHECK: stablehlo.remainder %[[KN]], %{{.*}} : tensor<8x5xi64>
-// CHECK: stablehlo.constant dense<-0.78539816339744828> : tensor<8x5xf64>
-// CHECK: stablehlo.cosine
-// CHECK: stablehlo.sine
-// CHECK: %[[W:.*]] = stablehlo.complex {{.*}} : tensor<8x5xcomplex<f64>>
-// CHECK: %[[Y:.*]] = stablehlo.dot_general %[[C]], %[[W]], contracting_dims = [1] x [0]{{.*}} -> tensor<2x5xcomplex<f64>>
-// CHECK: %[[R:.*]] = stablehlo.convert %[[Y]] : (tensor<2x5xcomplex<f64>>) -> tensor<2x5xcomplex<f32>>
-// CHECK: return %[[R]]
-func.func @rfft(%x: tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>> {
-  %0 = stablehlo.fft %x, type = RFFT, length = [8] : (tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>>
-  return %0 : tensor<2x5xcomplex<f32>>
-}
-
-// -----
-
-// IRFFT over two dims: an inverse transform of the outer dim (scaled by 1/4, then
-// transposed back into place), then the Hermitian half of the inner dim, whose rows
-// k = 1 count twice, and the real part.
-// CHECK-LABEL: func.func @irfft
-// CHECK-SAME: (%[[X:.*]]: tensor<3x4x3xcomplex<f64>>)
-// CHECK: stablehlo.constant dense<1.5707963267948966> : tensor<4x4xf64>
-// CHECK: stablehlo.constant dense<2.500000e-01> : tensor<4x4xf64>
-// CHECK: %[[A:.*]] = stablehlo.dot_general %[[X]], %{{.*}}, contracting_dims = [1] x [0]{{.*}} -> tensor<3x3x4xcomplex<f64>>
-// CHECK: %[[T:.*]] = stablehlo.transpose %[[A]], dims = [0, 2, 1]
-// CHECK: stablehlo.constant dense<[2.500000e-01, 5.000000e-01, 2.500000e-01]> : tensor<3xf64>
-// CHECK: %[[B:.*]] = stablehlo.dot_general %[[T]], %{{.*}}, contracting_dims = [2] x [0]{{.*}} -> tensor<3x4x4xcomplex<f64>>
-// CHECK: %[[R:.*]] = stablehlo.real %[[B]] : (tensor<3x4x4xcomplex<f64>>) -> tensor<3x4x4xf64>
-// CHECK: return %[[R]]
-func.func @irfft(%x: tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64> {
-  %0 = stablehlo.fft %x, type = IRFFT, length = [4, 4] : (tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64>
-  return %0 : tensor<3x4x4xf64>
-}
-
-// -----
-
-// A short complex transform is XLA's own FFT (ducc0) written out as scalar-style ops
-// on the batch: each of the 4 entries becomes a lane (a slice of the real and
-// imaginary parts), the radix-4 butterfly adds and subtracts lanes (the rotation by
-// i is a negation), the inverse's 1/4 multiplies each result once, and the lanes are
-// stacked back. No dot and no f64 anywhere.
+// A short transform is XLA's own FFT (ducc0) written out as scalar-style ops on the
+// batch: the transformed axis is moved to the front, each of its entries becomes a
+// lane (a contiguous slice), the radix-4 butterfly adds and subtracts lanes (the
+// rotation by i is a negation), the inverse's 1/4 multiplies each result once, and the
+// lanes are stacked back and moved into place. No dot and no f64 anywhere.
 // CHECK-LABEL: func.func @ifft4
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xcomplex<f32>>)
 // CHECK-NOT: dot_general
 // CHECK-NOT: f64
 // CHECK: %[[RE:.*]] = stablehlo.real %[[X]] : (tensor<2x4xcomplex<f32>>) -> tensor<2x4xf32>
-// CHECK: %[[S0:.*]] = stablehlo.slice %[[RE]] [0:2, 0:1]
-// CHECK: %[[R0:.*]] = stablehlo.reshape %[[S0]] : (tensor<2x1xf32>) -> tensor<2xf32>
-// CHECK: %[[S2:.*]] = stablehlo.slice %[[RE]] [0:2, 2:3]
-// CHECK: %[[R2:.*]] = stablehlo.reshape %[[S2]] : (tensor<2x1xf32>) -> tensor<2xf32>
+// CHECK: %[[T:.*]] = stablehlo.transpose %[[RE]], dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>
+// CHECK: %[[S0:.*]] = stablehlo.slice %[[T]] [0:1, 0:2]
+// CHECK: %[[R0:.*]] = stablehlo.reshape %[[S0]] : (tensor<1x2xf32>) -> tensor<2xf32>
+// CHECK: %[[S2:.*]] = stablehlo.slice %[[T]] [2:3, 0:2]
+// CHECK: %[[R2:.*]] = stablehlo.reshape %[[S2]] : (tensor<1x2xf32>) -> tensor<2xf32>
 // CHECK: %[[IM:.*]] = stablehlo.imag %[[X]]
 // CHECK: %[[T2:.*]] = stablehlo.add %[[R0]], %[[R2]] : tensor<2xf32>
 // CHECK: %[[T1:.*]] = stablehlo.subtract %[[R0]], %[[R2]] : tensor<2xf32>
@@ -65,9 +22,10 @@ func.func @irfft(%x: tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64> {
 // CHECK: %[[Y0:.*]] = stablehlo.add %[[T2]], %{{.*}} : tensor<2xf32>
 // CHECK: %[[Q:.*]] = stablehlo.constant dense<2.500000e-01> : tensor<2xf32>
 // CHECK: %[[Z0:.*]] = stablehlo.multiply %[[Y0]], %[[Q]] : tensor<2xf32>
-// CHECK: %[[C0:.*]] = stablehlo.reshape %[[Z0]] : (tensor<2xf32>) -> tensor<2x1xf32>
-// CHECK: %[[REAL:.*]] = stablehlo.concatenate %[[C0]], %{{.*}}, %{{.*}}, %{{.*}}, dim = 1 : {{.*}} -> tensor<2x4xf32>
-// CHECK: %[[IMAG:.*]] = stablehlo.concatenate %{{.*}}, dim = 1 : {{.*}} -> tensor<2x4xf32>
+// CHECK: %[[C0:.*]] = stablehlo.reshape %[[Z0]] : (tensor<2xf32>) -> tensor<1x2xf32>
+// CHECK: %[[CAT:.*]] = stablehlo.concatenate %[[C0]], %{{.*}}, %{{.*}}, %{{.*}}, dim = 0 : {{.*}} -> tensor<4x2xf32>
+// CHECK: %[[REAL:.*]] = stablehlo.transpose %[[CAT]], dims = [1, 0] : (tensor<4x2xf32>) -> tensor<2x4xf32>
+// CHECK: %[[IMAG:.*]] = stablehlo.transpose %{{.*}}, dims = [1, 0] : (tensor<4x2xf32>) -> tensor<2x4xf32>
 // CHECK: %[[R:.*]] = stablehlo.complex %[[REAL]], %[[IMAG]] : tensor<2x4xcomplex<f32>>
 // CHECK: return %[[R]]
 func.func @ifft4(%x: tensor<2x4xcomplex<f32>>) -> tensor<2x4xcomplex<f32>> {
@@ -81,18 +39,63 @@ func.func @ifft4(%x: tensor<2x4xcomplex<f32>>) -> tensor<2x4xcomplex<f32>> {
 // then the outer one (length 2); the forward transform has no scale.
 // CHECK-LABEL: func.func @fft2d
 // CHECK-NOT: dot_general
-// CHECK: stablehlo.slice %{{.*}} [0:2, 0:2, 0:1] : (tensor<2x2x3xf32>) -> tensor<2x2x1xf32>
+// CHECK: stablehlo.transpose %{{.*}}, dims = [2, 0, 1] : (tensor<2x2x3xf32>) -> tensor<3x2x2xf32>
 // CHECK: stablehlo.constant dense<-5.000000e-01> : tensor<2x2xf32>
 // CHECK: stablehlo.constant dense<-0.866025388> : tensor<2x2xf32>
-// CHECK: stablehlo.concatenate {{.*}} dim = 2 : {{.*}} -> tensor<2x2x3xf32>
-// CHECK: stablehlo.slice %{{.*}} [0:2, 0:1, 0:3] : (tensor<2x2x3xf32>) -> tensor<2x1x3xf32>
-// CHECK: stablehlo.reshape %{{.*}} : (tensor<2x1x3xf32>) -> tensor<2x3xf32>
+// CHECK: stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<3x2x2xf32>
+// CHECK: stablehlo.transpose %{{.*}}, dims = [1, 2, 0] : (tensor<3x2x2xf32>) -> tensor<2x2x3xf32>
+// CHECK: stablehlo.transpose %{{.*}}, dims = [1, 0, 2] : (tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
 // CHECK-NOT: stablehlo.multiply
-// CHECK: stablehlo.concatenate {{.*}} dim = 1 : {{.*}} -> tensor<2x2x3xf32>
+// CHECK: stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<2x2x3xf32>
 // CHECK: return
 func.func @fft2d(%x: tensor<2x2x3xcomplex<f32>>) -> tensor<2x2x3xcomplex<f32>> {
   %0 = stablehlo.fft %x, type = FFT, length = [2, 3] : (tensor<2x2x3xcomplex<f32>>) -> tensor<2x2x3xcomplex<f32>>
   return %0 : tensor<2x2x3xcomplex<f32>>
+}
+
+// -----
+
+// RFFT: ducc0's real radix-8 plan (passes 4 and 2 and the 1/sqrt(2) of the eighth
+// roots) on the 8 real lanes; the 5 non-redundant entries are stacked, with the
+// imaginary parts of X[0] and X[4] the constant 0 ducc0 stores there.
+// CHECK-LABEL: func.func @rfft
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>)
+// CHECK-NOT: dot_general
+// CHECK: stablehlo.transpose %[[X]], dims = [1, 0] : (tensor<2x8xf32>) -> tensor<8x2xf32>
+// CHECK: stablehlo.constant dense<0.707106769> : tensor<2xf32>
+// CHECK: %[[RE:.*]] = stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<5x2xf32>
+// CHECK: %[[RET:.*]] = stablehlo.transpose %[[RE]], dims = [1, 0] : (tensor<5x2xf32>) -> tensor<2x5xf32>
+// CHECK: stablehlo.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK: %[[IM:.*]] = stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<5x2xf32>
+// CHECK: %[[IMT:.*]] = stablehlo.transpose %[[IM]], dims = [1, 0] : (tensor<5x2xf32>) -> tensor<2x5xf32>
+// CHECK: %[[R:.*]] = stablehlo.complex %[[RET]], %[[IMT]] : tensor<2x5xcomplex<f32>>
+// CHECK: return %[[R]]
+func.func @rfft(%x: tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = RFFT, length = [8] : (tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>>
+  return %0 : tensor<2x5xcomplex<f32>>
+}
+
+// -----
+
+// IRFFT over two dims, as XLA orders it: the complex inverse of the outer dim
+// (unscaled), then the real inverse of the inner one, which takes the whole 1/16.
+// CHECK-LABEL: func.func @irfft
+// CHECK-SAME: (%[[X:.*]]: tensor<3x4x3xcomplex<f64>>)
+// CHECK-NOT: dot_general
+// CHECK: stablehlo.transpose %{{.*}}, dims = [1, 0, 2] : (tensor<3x4x3xf64>) -> tensor<4x3x3xf64>
+// CHECK-NOT: stablehlo.multiply
+// CHECK: %[[C:.*]] = stablehlo.complex %{{.*}}, %{{.*}} : tensor<3x4x3xcomplex<f64>>
+// CHECK: stablehlo.real %[[C]]
+// CHECK: stablehlo.transpose %{{.*}}, dims = [2, 0, 1] : (tensor<3x4x3xf64>) -> tensor<3x3x4xf64>
+// CHECK: stablehlo.constant dense<2.000000e+00> : tensor<3x4xf64>
+// CHECK: %[[S:.*]] = stablehlo.constant dense<6.250000e-02> : tensor<3x4xf64>
+// CHECK: stablehlo.multiply %{{.*}}, %[[S]] : tensor<3x4xf64>
+// CHECK: %[[CAT:.*]] = stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<4x3x4xf64>
+// CHECK: %[[R:.*]] = stablehlo.transpose %[[CAT]], dims = [1, 2, 0] : (tensor<4x3x4xf64>) -> tensor<3x4x4xf64>
+// CHECK: return %[[R]]
+func.func @irfft(%x: tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64> {
+  %0 = stablehlo.fft %x, type = IRFFT, length = [4, 4] : (tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64>
+  return %0 : tensor<3x4x4xf64>
 }
 
 // -----

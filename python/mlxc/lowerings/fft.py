@@ -1,12 +1,15 @@
 """stablehlo.fft (FFT, IFFT, RFFT, IRFFT), one transformed dimension at a time.
 
-FFT and IFFT of complex64/complex128 whose every length is at most _EXACT_MAX and has
-no prime factor of 110 or more run XLA's CPU FFT library (ducc0) operation for
-operation (fft_complex, emitted through fft_scalar), so their results are
-bit-identical to XLA's: checked against jax 0.10.2 for every such length up to 129,
-and over two and three axes. XLA's multi-dimensional order is kept: the innermost
-axis first, and an inverse applies its 1/N (formed in double, rounded to the element
-type) there.
+Transforms of f32/f64 (complex64/complex128) whose every length is at most
+_EXACT_MAX and runs ducc0's radix passes (no prime factor of 110 or more) run XLA's
+CPU FFT library (ducc0) operation for operation: fft_complex and fft_real written
+over lanes, emitted through fft_scalar as elementwise StableHLO. Their results are
+bit-identical to XLA's: checked against jax 0.10.2 for every such length up to 129
+(complex) and 134 (real), and over two and three axes. XLA's multi-dimensional order
+is kept, and it differs by kind: FFT/IFFT run the innermost axis first, and an
+inverse applies its 1/N (formed in double, rounded to the element type) there; RFFT
+transforms the real (last) axis, then the others outermost first; IRFFT transforms
+the leading axes outermost first, then the real axis, which takes the 1/N.
 
 Everything else takes the f64 path: a dimension of length up to 64, or of prime
 length up to 512, is one dot with a twiddle matrix (a DFT, O(N^2)); a longer composite
@@ -24,7 +27,7 @@ import math
 import numpy as np
 
 from .._mlir import ir
-from . import fft_complex, fft_scalar, lowering
+from . import fft_complex, fft_real, fft_scalar, lowering
 from .from_text import replace_with_text
 from .text import Emitter, i64_array, tensor_type
 
@@ -108,10 +111,10 @@ def fft(op) -> None:
 def _exact_supported(kind: str, lengths: list, in_elem: str) -> bool:
     if in_elem not in _EXACT_ELEM or not all(0 < n <= _EXACT_MAX for n in lengths):
         return False
-    complex_lengths = lengths if kind in ("FFT", "IFFT") else lengths[:-1]
-    if not all(fft_complex.supported(n) for n in complex_lengths):
-        return False
-    return kind in ("FFT", "IFFT")
+    if kind in ("FFT", "IFFT"):
+        return all(fft_complex.supported(n) for n in lengths)
+    return (all(fft_complex.supported(n) for n in lengths[:-1])
+            and fft_real.uses_radix_passes(lengths[-1]))
 
 
 def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: str) -> str:
@@ -120,20 +123,37 @@ def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: 
     scale = 1.0
     for n in lengths:  # XLA forms 1/N in double and rounds it once
         scale *= n
-    fct = None if kind in ("FFT", "RFFT") else dtype.type(1.0 / scale)
+    fct = dtype.type(1.0 / scale) if kind in ("IFFT", "IRFFT") else dtype.type(1)
     x, shape = "%x", list(shape)
 
-    def c2c_axes(x, shape, axes, forward, fct):
-        for axis in reversed(axes):  # innermost first; it takes the scale
-            b = fft_scalar.LaneBuilder(e, shape[:axis] + shape[axis + 1:], elem)
+    def builder(shape, axis):
+        return fft_scalar.LaneBuilder(e, shape[:axis] + shape[axis + 1:], elem)
+
+    def c2c(x, axes, forward, fct):
+        for axis in axes:
+            b = builder(shape, axis)
             lanes = fft_scalar.split(b, x, shape, axis, complex_input=True)
             lanes = fft_complex.c2c(lanes, shape[axis], dtype, forward, fct)
             x, fct = fft_scalar.join(b, lanes, axis), None
         return x
 
+    last, n = axes[-1], lengths[-1]
     if kind in ("FFT", "IFFT"):
-        return c2c_axes(x, shape, axes, kind == "FFT", fct)
-    raise NotImplementedError(kind)
+        # XLA runs a complex transform innermost axis first; that one takes the scale.
+        return c2c(x, list(reversed(axes)), kind == "FFT", fct)
+    if kind == "RFFT":
+        # The real axis first, then the others outermost first.
+        b = builder(shape, last)
+        pairs = fft_real.r2c(fft_scalar.split(b, x, shape, last, complex_input=False),
+                             n, dtype, fct)
+        x = fft_scalar.join(b, pairs, last)
+        shape[last] = n // 2 + 1
+        return c2c(x, axes[:-1], True, None)
+    # IRFFT: the leading axes outermost first, then the real axis with the scale.
+    x = c2c(x, axes[:-1], False, None)
+    b = builder(shape, last)
+    pairs = fft_scalar.split(b, x, shape, last, complex_input=True)
+    return fft_scalar.join(b, fft_real.c2r(pairs, n, dtype, fct), last)
 
 
 def _to_work(e: Emitter, x: str, shape: list, elem: str) -> str:

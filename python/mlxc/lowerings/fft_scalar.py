@@ -98,18 +98,21 @@ class Lane:
 
 
 def _slices(e: Emitter, x: str, shape: list, axis: int, elem: str) -> list:
-    """x[..., k, ...] for each k along `axis`, each reshaped to the batch shape."""
+    """x[..., k, ...] for each k along `axis`, each reshaped to the batch shape. The
+    axis is moved to the front first, so that each lane is one contiguous block: a
+    lane read across a minor axis is a strided gather per vector."""
     batch = shape[:axis] + shape[axis + 1:]
-    one = shape[:axis] + [1] + shape[axis + 1:]
+    front = [shape[axis]] + batch
+    if axis != 0:
+        perm = [axis] + [d for d in range(len(shape)) if d != axis]
+        x = e.op("stablehlo.transpose", [x], tensor_type(front, elem),
+                 f"permutation = {i64_array(perm)}")
     names = []
     for k in range(shape[axis]):
-        start = [0] * len(shape)
-        start[axis] = k
-        limit = list(shape)
-        limit[axis] = k + 1
-        piece = e.op("stablehlo.slice", [x], tensor_type(one, elem),
-                     f"start_indices = {i64_array(start)}, limit_indices = {i64_array(limit)}, "
-                     f"strides = {i64_array([1] * len(shape))}")
+        piece = e.op("stablehlo.slice", [x], tensor_type([1] + batch, elem),
+                     f"start_indices = {i64_array([k] + [0] * len(batch))}, "
+                     f"limit_indices = {i64_array([k + 1] + batch)}, "
+                     f"strides = {i64_array([1] * len(front))}")
         names.append(e.op("stablehlo.reshape", [piece], tensor_type(batch, elem)))
     return names
 
@@ -127,13 +130,19 @@ def split(b: LaneBuilder, x: str, shape: list, axis: int, complex_input: bool) -
 
 
 def _stack(b: LaneBuilder, names: list, axis: int) -> str:
-    one = b.shape[:axis] + [1] + b.shape[axis:]
-    pieces = [b.e.op("stablehlo.reshape", [name], tensor_type(one, b.elem)) for name in names]
-    if len(pieces) == 1:
-        return pieces[0]
+    """Lanes stacked along a new leading axis (contiguous blocks, see _slices), then
+    that axis moved to `axis`."""
+    pieces = [b.e.op("stablehlo.reshape", [name], tensor_type([1] + b.shape, b.elem))
+              for name in names]
+    front = [len(names)] + b.shape
+    x = pieces[0] if len(pieces) == 1 else b.e.op(
+        "stablehlo.concatenate", pieces, tensor_type(front, b.elem), "dimension = 0 : i64")
+    if axis == 0:
+        return x
+    perm = list(range(1, axis + 1)) + [0] + list(range(axis + 1, len(front)))
     out = b.shape[:axis] + [len(names)] + b.shape[axis:]
-    return b.e.op("stablehlo.concatenate", pieces, tensor_type(out, b.elem),
-                  f"dimension = {axis} : i64")
+    return b.e.op("stablehlo.transpose", [x], tensor_type(out, b.elem),
+                  f"permutation = {i64_array(perm)}")
 
 
 def _materialize(b: LaneBuilder, value) -> str:

@@ -74,6 +74,18 @@ def test_r2c_stores_exact_zero_imaginary_parts(n):
         assert isinstance(im, np.float32) and im == 0 and not np.signbit(im)
 
 
+def test_no_factor_means_no_multiplication():
+    x = np.random.default_rng(3).standard_normal((BATCH, 12))
+    lanes = [x[:, j] for j in range(12)]
+    for (a, b), (c, d) in zip(fft_real.r2c(lanes, 12, np.float64),
+                              fft_real.r2c(lanes, 12, np.float64, 1)):
+        _assert_same_bits(a, c)
+        _assert_same_bits(np.asarray(b), np.asarray(d))
+    pairs = fft_real.r2c(lanes, 12, np.float64)
+    for a, b in zip(fft_real.c2r(pairs, 12, np.float64), fft_real.c2r(pairs, 12, np.float64, 2.0)):
+        _assert_same_bits(2.0 * a, b)
+
+
 @pytest.mark.parametrize("n", [1, 16, 17])
 def test_c2r_never_reads_imaginary_parts_of_real_bins(n):
     rng = np.random.default_rng(n)

@@ -71,12 +71,13 @@ def factorize(n: int) -> list[int]:
     return factors
 
 
-def r2c(lanes, n: int, dtype, fct):
+def r2c(lanes, n: int, dtype, fct=None):
     """Forward real transform of n real values; returns the n//2 + 1 (re, im) pairs
-    X[k] = fct * sum_j x[j] exp(-2 pi i j k / n). The imaginary parts of X[0] (and of
-    X[n/2] for even n) are the numpy scalar dtype(0), which ducc0 stores there."""
+    X[k] = fct * sum_j x[j] exp(-2 pi i j k / n) (fct None or 1: no multiplication).
+    The imaginary parts of X[0] (and of X[n/2] for even n) are the numpy scalar
+    dtype(0), which ducc0 stores there."""
     plan = _Plan(n, dtype)
-    fct = plan.t(fct)
+    fct = plan.t(1 if fct is None else fct)
     res = list(lanes)
     if len(res) != n:
         raise ValueError(f"fft_real.r2c: {len(res)} lanes for a length-{n} transform")
@@ -95,13 +96,14 @@ def r2c(lanes, n: int, dtype, fct):
     return out
 
 
-def c2r(pairs, n: int, dtype, fct):
+def c2r(pairs, n: int, dtype, fct=None):
     """Backward real transform of the n//2 + 1 (re, im) pairs of a Hermitian
     spectrum; returns the n real values x[j] = fct * sum_k X[k] exp(2 pi i j k / n)
-    over the whole spectrum. The imaginary parts of X[0] and (n even) X[n/2] are not
-    read, as in ducc0 (they may be None)."""
+    over the whole spectrum (fct None or 1: no multiplication; XLA passes 1/n formed
+    in double and rounded to dtype). The imaginary parts of X[0] and (n even) X[n/2]
+    are not read, as in ducc0 (they may be None)."""
     plan = _Plan(n, dtype)
-    fct = plan.t(fct)
+    fct = plan.t(1 if fct is None else fct)
     if len(pairs) != n // 2 + 1:
         raise ValueError(f"fft_real.c2r: {len(pairs)} pairs for a length-{n} transform "
                          f"(expected {n // 2 + 1})")

@@ -36,17 +36,20 @@ func.func @ifft4(%x: tensor<2x4xcomplex<f32>>) -> tensor<2x4xcomplex<f32>> {
 // -----
 
 // Two axes: the inner one (length 3, a radix-3 pass with ducc0's constants) first,
-// then the outer one (length 2); the forward transform has no scale.
+// then the outer one (length 2); the forward transform has no scale. Lanes are the
+// batch flattened (2x2 -> 4).
 // CHECK-LABEL: func.func @fft2d
 // CHECK-NOT: dot_general
 // CHECK: stablehlo.transpose %{{.*}}, dims = [2, 0, 1] : (tensor<2x2x3xf32>) -> tensor<3x2x2xf32>
-// CHECK: stablehlo.constant dense<-5.000000e-01> : tensor<2x2xf32>
-// CHECK: stablehlo.constant dense<-0.866025388> : tensor<2x2xf32>
-// CHECK: stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<3x2x2xf32>
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<3x2x2xf32>) -> tensor<3x4xf32>
+// CHECK: stablehlo.constant dense<-5.000000e-01> : tensor<4xf32>
+// CHECK: stablehlo.constant dense<-0.866025388> : tensor<4xf32>
+// CHECK: stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<3x4xf32>
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<3x4xf32>) -> tensor<3x2x2xf32>
 // CHECK: stablehlo.transpose %{{.*}}, dims = [1, 2, 0] : (tensor<3x2x2xf32>) -> tensor<2x2x3xf32>
 // CHECK: stablehlo.transpose %{{.*}}, dims = [1, 0, 2] : (tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
 // CHECK-NOT: stablehlo.multiply
-// CHECK: stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<2x2x3xf32>
+// CHECK: stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<2x6xf32>
 // CHECK: return
 func.func @fft2d(%x: tensor<2x2x3xcomplex<f32>>) -> tensor<2x2x3xcomplex<f32>> {
   %0 = stablehlo.fft %x, type = FFT, length = [2, 3] : (tensor<2x2x3xcomplex<f32>>) -> tensor<2x2x3xcomplex<f32>>
@@ -87,15 +90,33 @@ func.func @rfft(%x: tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>> {
 // CHECK: %[[C:.*]] = stablehlo.complex %{{.*}}, %{{.*}} : tensor<3x4x3xcomplex<f64>>
 // CHECK: stablehlo.real %[[C]]
 // CHECK: stablehlo.transpose %{{.*}}, dims = [2, 0, 1] : (tensor<3x4x3xf64>) -> tensor<3x3x4xf64>
-// CHECK: stablehlo.constant dense<2.000000e+00> : tensor<3x4xf64>
-// CHECK: %[[S:.*]] = stablehlo.constant dense<6.250000e-02> : tensor<3x4xf64>
-// CHECK: stablehlo.multiply %{{.*}}, %[[S]] : tensor<3x4xf64>
-// CHECK: %[[CAT:.*]] = stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<4x3x4xf64>
-// CHECK: %[[R:.*]] = stablehlo.transpose %[[CAT]], dims = [1, 2, 0] : (tensor<4x3x4xf64>) -> tensor<3x4x4xf64>
+// CHECK: stablehlo.constant dense<2.000000e+00> : tensor<12xf64>
+// CHECK: %[[S:.*]] = stablehlo.constant dense<6.250000e-02> : tensor<12xf64>
+// CHECK: stablehlo.multiply %{{.*}}, %[[S]] : tensor<12xf64>
+// CHECK: %[[CAT:.*]] = stablehlo.concatenate {{.*}} dim = 0 : {{.*}} -> tensor<4x12xf64>
+// CHECK: %[[B:.*]] = stablehlo.reshape %[[CAT]] : (tensor<4x12xf64>) -> tensor<4x3x4xf64>
+// CHECK: %[[R:.*]] = stablehlo.transpose %[[B]], dims = [1, 2, 0] : (tensor<4x3x4xf64>) -> tensor<3x4x4xf64>
 // CHECK: return %[[R]]
 func.func @irfft(%x: tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64> {
   %0 = stablehlo.fft %x, type = IRFFT, length = [4, 4] : (tensor<3x4x3xcomplex<f64>>) -> tensor<3x4x4xf64>
   return %0 : tensor<3x4x4xf64>
+}
+
+// -----
+
+// Lanes are rows of 16: a batch of 21 is flattened, padded to 2 x 16 for the
+// transform and sliced back to 21 after it.
+// CHECK-LABEL: func.func @rows
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<2x3x7xf32>) -> tensor<2x21xf32>
+// CHECK: stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 0], high = [0, 11], interior = [0, 0] : (tensor<2x21xf32>, tensor<f32>) -> tensor<2x32xf32>
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<2x32xf32>) -> tensor<2x2x16xf32>
+// CHECK: stablehlo.add %{{.*}}, %{{.*}} : tensor<2x16xf32>
+// CHECK: stablehlo.subtract %{{.*}}, %{{.*}} : tensor<2x16xf32>
+// CHECK: stablehlo.slice %{{.*}} [0:2, 0:21] : (tensor<2x32xf32>) -> tensor<2x21xf32>
+// CHECK: stablehlo.transpose %{{.*}}, dims = [1, 2, 0] : (tensor<2x3x7xf32>) -> tensor<3x7x2xf32>
+func.func @rows(%x: tensor<3x7x2xf32>) -> tensor<3x7x2xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = RFFT, length = [2] : (tensor<3x7x2xf32>) -> tensor<3x7x2xcomplex<f32>>
+  return %0 : tensor<3x7x2xcomplex<f32>>
 }
 
 // -----

@@ -133,7 +133,8 @@ def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: 
         for axis in axes:
             b = builder(shape, axis)
             lanes = fft_scalar.split(b, x, shape, axis, complex_input=True)
-            lanes = fft_complex.c2c(lanes, shape[axis], dtype, forward, fct)
+            lanes = fft_complex.c2c(lanes, shape[axis], dtype, forward, fct,
+                                    between=lambda lanes: fft_scalar.barrier(b, lanes))
             x, fct = fft_scalar.join(b, lanes, axis), None
         return x
 

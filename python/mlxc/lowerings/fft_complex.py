@@ -298,9 +298,10 @@ _PASSES = {2: _Pass2, 3: _PassOdd, 4: _Pass4, 5: _PassOdd, 7: _PassOdd, 8: _Pass
            11: _PassOdd}
 
 
-def c2c(lanes: list, n: int, dtype, forward: bool, fct=None) -> list:
+def c2c(lanes: list, n: int, dtype, forward: bool, fct=None, between=None) -> list:
     """The length-n complex transform of `lanes` (n (re, im) pairs), unnormalized,
-    then multiplied by `fct` (a scalar of `dtype`) unless it is None or 1."""
+    then multiplied by `fct` (a scalar of `dtype`) unless it is None or 1. `between`,
+    if given, maps the lanes between two passes (it must not change their values)."""
     if len(lanes) != n:
         raise ValueError(f"c2c of length {n} got {len(lanes)} lanes")
     if not supported(n):
@@ -308,7 +309,9 @@ def c2c(lanes: list, n: int, dtype, forward: bool, fct=None) -> list:
     roots = unity_roots(n, np.dtype(dtype).name)
     data = list(lanes)
     l1 = 1
-    for ip in (factorize(n) if n > 1 else []):
+    for index, ip in enumerate(factorize(n) if n > 1 else []):
+        if index and between is not None:
+            data = between(data)
         ido = n // (l1 * ip)
         kind = _PASSES.get(ip, _PassGeneric)
         data = kind(ip, l1, ido, roots, dtype, forward).run(data)

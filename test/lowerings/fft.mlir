@@ -121,6 +121,19 @@ func.func @rows(%x: tensor<3x7x2xf32>) -> tensor<3x7x2xcomplex<f32>> {
 
 // -----
 
+// FFT [64] would unroll into 2066 ops, over the exact path's budget: it keeps the
+// f64 path, one dot with a 64x64 twiddle matrix.
+// CHECK-LABEL: func.func @over_budget
+// CHECK: stablehlo.convert %{{.*}} : (tensor<2x64xcomplex<f32>>) -> tensor<2x64xcomplex<f64>>
+// CHECK: stablehlo.dot_general {{.*}} -> tensor<2x64xcomplex<f64>>
+// CHECK: stablehlo.convert %{{.*}} : (tensor<2x64xcomplex<f64>>) -> tensor<2x64xcomplex<f32>>
+func.func @over_budget(%x: tensor<2x64xcomplex<f32>>) -> tensor<2x64xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = FFT, length = [64] : (tensor<2x64xcomplex<f32>>) -> tensor<2x64xcomplex<f32>>
+  return %0 : tensor<2x64xcomplex<f32>>
+}
+
+// -----
+
 // A long composite length splits: 128 = 8 x 16, the x viewed as [8, 16], a DFT of
 // length 8 over the rows, twiddles w_128^(row * col), a DFT of length 16 over the
 // columns, and the result read column-major.

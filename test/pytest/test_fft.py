@@ -48,8 +48,9 @@ def test_matches_jax(name, x64):
 
 @pytest.mark.parametrize("n", [1, 2, 7, 64, 97])
 def test_lengths_against_pocketfft(n):
-    # Prime, power-of-two and trivial lengths; f32 results are the f64 transform
-    # rounded once, so they agree with numpy's f64 pocketfft to f32 rounding.
+    # Prime, power-of-two and trivial lengths. 64 and 97 are over the exact path's
+    # budget: the f64 transform rounded once, so they agree with numpy's f64 pocketfft
+    # to f32 rounding; 1, 2 and 7 are XLA's f32 arithmetic, within the same bound.
     rng = np.random.default_rng(n)
     x = _complex(rng, (4, n), np.complex64)
     text, _, _ = export_program(lambda x: jnp.fft.fft(x), x)
@@ -137,7 +138,7 @@ def _assert_same_bits(got, expected):
                                  f"XLA's, by up to {diff.max():.3e}")
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 11, 13, 15, 16, 17, 24, 32, 33, 40, 64])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 11, 13, 15, 16, 17, 24, 27, 32, 33, 40])
 @pytest.mark.parametrize("x64", [False, True])
 def test_complex_lengths_bit_identical_to_xla(n, x64):
     # Every radix of ducc0's plan (2, 3, 4, 5, 7, 8, 11, the generic odd pass) and
@@ -149,7 +150,7 @@ def test_complex_lengths_bit_identical_to_xla(n, x64):
 
 
 @pytest.mark.parametrize("axes,shape", [((1, 2), (2, 6, 5)), ((0, 1, 2), (4, 9, 8)),
-                                        ((1, 2, 3), (2, 15, 16, 17))])
+                                        ((1, 2, 3), (2, 15, 16, 7))])
 @pytest.mark.parametrize("x64", [False, True])
 def test_complex_multi_axis_bit_identical_to_xla(axes, shape, x64):
     # XLA transforms the innermost axis first, and an inverse scales there.

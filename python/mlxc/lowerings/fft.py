@@ -1,15 +1,19 @@
 """stablehlo.fft (FFT, IFFT, RFFT, IRFFT), one transformed dimension at a time.
 
-Transforms of f32/f64 (complex64/complex128) whose every length is at most
-_EXACT_MAX and runs ducc0's radix passes (no prime factor of 110 or more) run XLA's
-CPU FFT library (ducc0) operation for operation: fft_complex and fft_real written
-over lanes, emitted through fft_scalar as elementwise StableHLO. Their results are
-bit-identical to XLA's: checked against jax 0.10.2 for every such length up to 129
-(complex) and 134 (real), and over two and three axes. XLA's multi-dimensional order
-is kept, and it differs by kind: FFT/IFFT run the innermost axis first, and an
-inverse applies its 1/N (formed in double, rounded to the element type) there; RFFT
-transforms the real (last) axis, then the others outermost first; IRFFT transforms
-the leading axes outermost first, then the real axis, which takes the 1/N.
+Transforms of f32/f64 (complex64/complex128) whose lengths are at most _EXACT_MAX
+and run ducc0's radix passes (no prime factor of 110 or more), and whose unrolled
+program stays within _EXACT_OPS ops, run XLA's CPU FFT library (ducc0) operation for
+operation: fft_complex and fft_real written over lanes, emitted through fft_scalar as
+elementwise StableHLO. Their results are bit-identical to XLA's: checked against
+jax 0.10.2 for every such length up to 129 (complex) and 134 (real), and over two
+and three axes. On one axis that is every FFT/IFFT up to length 28 and the composite
+ones up to 40 (not 64: 2066 ops), and every RFFT/IRFFT up to 40 and most composite
+ones up to 96; the prime ones cost O(n^2).
+XLA's multi-dimensional order is kept, and it differs by kind: FFT/IFFT run the
+innermost axis first, and an inverse applies its 1/N (formed in double, rounded to
+the element type) there; RFFT transforms the real (last) axis, then the others
+outermost first; IRFFT transforms the leading axes outermost first, then the real
+axis, which takes the 1/N.
 
 Everything else takes the f64 path: a dimension of length up to 64, or of prime
 length up to 512, is one dot with a twiddle matrix (a DFT, O(N^2)); a longer composite
@@ -37,9 +41,14 @@ _DIRECT_MAX = 64
 # Longer prime lengths become a power-of-two convolution (Bluestein): their DFT matrix
 # would take n^2 * 16 bytes.
 _PRIME_DIRECT_MAX = 512
-# The exact (XLA-identical) path emits O(n log n) scalar-style ops per axis, unrolled;
-# longer axes would make programs slow to compile.
-_EXACT_MAX = 64
+# The exact (XLA-identical) path unrolls the transform into scalar-style ops on the
+# batch: O(n log n) of them per axis, O(n^2) for a large prime factor. It is taken
+# when every length is at most _EXACT_MAX (the lengths checked bit for bit) and the
+# whole transform is at most _EXACT_OPS ops, about 3 s of compile time (FFT [32]:
+# 917 ops, 1.2 s; IRFFT [15, 16, 32]: 1314 ops, 2.3 s; FFT [64]: 2066 ops, 4.2 s;
+# FFT [61]: 7909 ops); anything longer keeps the f64 path, which compiles in 0.1 s.
+_EXACT_MAX = 128
+_EXACT_OPS = 1600
 _EXACT_ELEM = {"f32": "f32", "f64": "f64", "complex<f32>": "f32", "complex<f64>": "f64"}
 
 
@@ -58,9 +67,11 @@ def fft(op) -> None:
 
     if _exact_supported(kind, lengths, in_elem):
         y = _exact(e, kind, lengths, axes, in_shape, _EXACT_ELEM[in_elem])
-        e.line(f"return {y} : {tensor_type(out_shape, out_elem)}")
-        replace_with_text(op, e.text(), ["x"])
-        return
+        if len(e.lines) <= _EXACT_OPS:
+            e.line(f"return {y} : {tensor_type(out_shape, out_elem)}")
+            replace_with_text(op, e.text(), ["x"])
+            return
+        e = Emitter(x=tensor_type(in_shape, in_elem))
 
     if kind == "RFFT":
         # Real input: a complex transform of (x + 0i) along the last axis keeps only

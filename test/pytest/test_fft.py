@@ -163,7 +163,7 @@ def test_complex_multi_axis_bit_identical_to_xla(axes, shape, x64):
     np.testing.assert_array_equal(x, saved)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 15, 16, 17, 32, 33, 49, 64])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 15, 16, 17, 32, 33, 49, 64, 72, 80])
 @pytest.mark.parametrize("x64", [False, True])
 def test_real_lengths_bit_identical_to_xla(n, x64):
     # RFFT of length n and IRFFT back to length n (an odd n drops no entry, an even

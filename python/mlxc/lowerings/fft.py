@@ -8,7 +8,7 @@ elementwise StableHLO. Their results are bit-identical to XLA's: checked against
 jax 0.10.2 for every such length up to 129 (complex) and 134 (real), and over two
 and three axes. On one axis that is every FFT/IFFT up to length 28 and the composite
 ones up to 40 (not 64: 2066 ops), and every RFFT/IRFFT up to 40 and most composite
-ones up to 96; the prime ones cost O(n^2).
+ones up to 80 or 96; prime lengths cost O(n^2) ops.
 XLA's multi-dimensional order is kept, and it differs by kind: FFT/IFFT run the
 innermost axis first, and an inverse applies its 1/N (formed in double, rounded to
 the element type) there; RFFT transforms the real (last) axis, then the others

@@ -5,6 +5,7 @@ import os
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import lax
 
 import mlxc
 from helpers import export_program
@@ -50,14 +51,15 @@ def test_verifier_error_points_into_the_text_of_a_jax_export():
 
 def test_error_in_a_pass_names_jax_origin():
     """Errors after parsing carry both the text position and JAX's source line."""
-    # jnp.linalg.eig exports as a LAPACK call (geev) that mlxc does not lower.
-    text, _, _ = export_program(lambda x: jnp.linalg.eig(x)[0], np.eye(3, dtype=np.float32))
+    # lax.linalg.tridiagonal_solve exports as a LAPACK call (gtsv) that mlxc does not lower.
+    d, b = np.ones(3, dtype=np.float32), np.ones((3, 1), dtype=np.float32)
+    text, _, _ = export_program(lambda x, y: lax.linalg.tridiagonal_solve(x, x, x, y), d, b)
     with pytest.raises(mlxc.CompileError) as info:
-        mlxc.compile(text, name="eig.mlir")
+        mlxc.compile(text, name="gtsv.mlir")
     msg = str(info.value)
-    assert "mlxc cannot lower custom_call @lapack_sgeev_ffi" in msg
-    assert "eig.mlir:" in msg
-    assert "the op comes from jit(<lambda>)/eig at " in msg, msg
+    assert "mlxc cannot lower custom_call @lapack_sgtsv_ffi" in msg
+    assert "gtsv.mlir:" in msg
+    assert "the op comes from jit(<lambda>)/tridiagonal_solve at " in msg, msg
     assert "test_errors.py" in msg, msg
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 import pytest

@@ -39,7 +39,7 @@ def custom_call(op) -> None:
     if rule is None:
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target} (LAPACK routines mlxc "
                                   "lowers: ?potrf, ?trsm, ?getrf, ?geqrf, ?orgqr/?ungqr, ?syevd/?heevd, ?gesdd, "
-                                  "?gehrd, ?sytrd/?hetrd)")
+                                  "?gehrd, ?sytrd/?hetrd, ?gees, ?geev)")
     if not target.endswith("_ffi"):
         # The pre-FFI calls pass sizes and options as operands, in another order.
         raise CompileError.at(op, f"mlxc cannot lower custom_call @{target}: only the "
@@ -780,7 +780,8 @@ def _orthonormal_basis(e: Emitter, x: "_Matrix", unit: str, cols: int) -> str:
 
 
 # ungqr and heevd are the complex names of orgqr and syevd. lapack_reductions adds
-# gehrd and sytrd/hetrd (it imports the helpers below, so it registers itself).
+# gehrd and sytrd/hetrd, lapack_eigen gees and geev (they import the helpers below, so
+# they register themselves).
 _ROUTINES = {"potrf": potrf, "trsm": trsm, "getrf": getrf, "geqrf": geqrf, "orgqr": orgqr,
              "ungqr": orgqr, "syevd": syevd, "heevd": syevd, "gesdd": gesdd}
 

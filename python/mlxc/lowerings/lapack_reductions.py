@@ -109,14 +109,15 @@ class _Step:
         flat = self.e.op("stablehlo.reshape", [value], tensor_type(self.x.batch + [1], self._elem(value)))
         return self.e.op("stablehlo.dynamic_update_slice", [into, flat, *self.x.lead, index], self.e.types[into])
 
-    def larfg(self, alpha: str, tail: str) -> tuple[str, str, str]:
+    def larfg(self, alpha: str, tail: str, length: int | None = None) -> tuple[str, str, str]:
         """LAPACK's ?larfg for the vector (alpha, tail), `tail` a column holding zeros
         outside the reflector: (beta, tau, scale) with H = I - tau v v^H, v = (1, tail *
         scale), H^H (alpha, tail) = (beta, 0). beta = -sign(Re alpha) ||(alpha, tail)||,
         tau = (beta - alpha) / beta, scale = 1 / (alpha - beta); when tail is zero and
         alpha real there is no reflection: tau = 0, beta = alpha."""
         e, x, one_r, one_t = self.e, self.x, self.one_r, self.one_t
-        col_r = x.type(self.n, 1, self.part)
+        length = length or self.n  # the rows of `tail`
+        col_r = x.type(length, 1, self.part)
 
         def r(name, *args, t=one_r):
             return e.op(f"stablehlo.{name}", list(args), t)
@@ -127,7 +128,7 @@ class _Step:
             alphr, alphi = r("real", alpha), r("imag", alpha)
         else:
             squares, alphr, alphi = r("multiply", tail, tail, t=col_r), alpha, None
-        sq = x.sum_rows(squares, self.n, 1, self.part)
+        sq = x.sum_rows(squares, length, 1, self.part)
         norm2 = r("add", r("multiply", alphr, alphr), sq)
         if self.cplx:
             norm2 = r("add", norm2, r("multiply", alphi, alphi))

@@ -174,14 +174,10 @@ class _PassOdd(_Pass):
             # Output u weighs sum j by cos(2 pi u j / ip), difference j by sin(...).
             idx = [(u * j) % ip for j in range(1, h + 1)]
             x = [self.cos[min(m, ip - m) - 1] for m in idx]
-            y = [self.sin[min(m, ip - m) - 1] * (1 if m <= h else -1) for m in idx]
-            y = [self.dtype.type(v) for v in y]
+            y = [self.sin[m - 1] if m <= h else -self.sin[ip - m - 1] for m in idx]
             ca_r, ca_i = t0[0], t0[1]
             for xj, s in zip(x, sums):
-                if ip == 11:  # ducc0 writes t*x there, x*t elsewhere: the same product
-                    ca_r, ca_i = ca_r + s[0] * xj, ca_i + s[1] * xj
-                else:
-                    ca_r, ca_i = ca_r + xj * s[0], ca_i + xj * s[1]
+                ca_r, ca_i = ca_r + xj * s[0], ca_i + xj * s[1]
             if ip == 3:
                 cb = (-(diffs[0][1] * y[0]), diffs[0][0] * y[0])
             else:

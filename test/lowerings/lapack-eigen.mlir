@@ -59,3 +59,15 @@ func.func @geev_values(%a: tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, te
   %0:5 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 78 : ui8}} : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
   return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>
 }
+
+// -----
+
+// Left and right eigenvectors: two substitution loops and two products with Z.
+// CHECK-LABEL: func.func @geev_left
+// CHECK: stablehlo.dot_general
+// CHECK: stablehlo.dot_general
+// CHECK: return
+func.func @geev_left(%a: tensor<3x3xf64>) -> (tensor<3xf64>, tensor<3xf64>, tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<i32>) {
+  %0:5 = stablehlo.custom_call @lapack_dgeev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (tensor<3x3xf64>) -> (tensor<3xf64>, tensor<3xf64>, tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<i32>)
+  return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<3xf64>, tensor<3xf64>, tensor<3x3xcomplex<f64>>, tensor<3x3xcomplex<f64>>, tensor<i32>
+}

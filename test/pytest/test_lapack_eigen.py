@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 import pytest
+from jax import lax
 from scipy.optimize import linear_sum_assignment
 
 import mlxc
@@ -158,6 +159,32 @@ def test_eigenvalues_only():
     _check_pairs(w, True)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("name", ["batched", "companion", "permutation"])
+def test_left_eigenvectors(name, dtype):
+    # u^H A = lambda u^H for the left vectors, in the order of the eigenvalues, and the
+    # right ones as eig gives them.
+    a = _make(name, dtype)
+    fn = lambda m: lax.linalg.eig(m, compute_left_eigenvectors=True)  # noqa: E731
+    (w, vl, vr), (w_ref, _, _) = _compile(fn, a)
+    tol = _tol(a)
+    _same_multiset(w, w_ref, tol)
+    assert np.abs(_adjoint(vl) @ a - w[..., :, None] * _adjoint(vl)).max() <= tol
+    assert np.abs(a @ vr - vr * w[..., None, :]).max() <= tol
+    assert np.abs(np.linalg.norm(vl, axis=-2) - 1).max() <= 10 * np.finfo(dtype).eps * a.shape[-1]
+
+
+@pytest.mark.parametrize("fn", [jsl.schur, jnp.linalg.eig], ids=["gees", "geev"])
+def test_nan_input(fn):
+    # Nothing converges: the iteration stops after its step budget (no hang) and, as in
+    # JAX, every output is NaN.
+    a = np.random.default_rng(8).standard_normal((4, 4))
+    a[1, 2] = np.nan
+    outputs, expected = _compile(fn, a)
+    for o, x in zip(outputs, expected):
+        assert np.isnan(x).all() and np.isnan(o).all()
+
+
 @pytest.mark.parametrize("fn", [jsl.schur, jnp.linalg.eig], ids=["gees", "geev"])
 def test_loop_not_unrolled(fn, tmp_path, capsys):
     # The QR iteration is loops, not code per column: as many ops for n = 64 as for 4.
@@ -180,10 +207,10 @@ def test_loop_not_unrolled(fn, tmp_path, capsys):
     ("%0:6 = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 83 : ui8}}"
      " : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>)",
      r"<string>:2:10: error: custom_call @lapack_sgees_ffi: sorted Schur forms \(sort = 'S'\) are not supported"),
-    ("%0:5 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, "
+    ("%0:5 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 88 : ui8, "
      "compute_right = 86 : ui8}} : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, "
      "tensor<3x3xcomplex<f32>>, tensor<i32>)",
-     r"<string>:2:10: error: custom_call @lapack_sgeev_ffi: left eigenvectors \(compute_left = 'V'\) are not supported"),
+     r"<string>:2:10: error: custom_call @lapack_sgeev_ffi: compute_left = 'X' is not one of N, V"),
     ("%0:5 = stablehlo.custom_call @lapack_cgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}}"
      " : (tensor<3x2xcomplex<f32>>) -> (tensor<3x2xcomplex<f32>>, tensor<3x2xcomplex<f32>>, tensor<2xcomplex<f32>>, "
      "tensor<i32>, tensor<i32>)",

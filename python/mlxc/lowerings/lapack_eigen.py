@@ -1,5 +1,5 @@
 """JAX's nonsymmetric eigenproblems: `lapack_?gees_ffi` (jax.scipy.linalg.schur) and
-`lapack_?geev_ffi` (jnp.linalg.eig, right eigenvectors).
+`lapack_?geev_ffi` (jnp.linalg.eig; lax.linalg.eig for left eigenvectors too).
 
 Both start from the Hessenberg form (the ?gehrd and ?orgqr rules) and run LAPACK's
 ?lahqr scheme: find the last negligible subdiagonal entry, split off a converged 1x1
@@ -522,11 +522,12 @@ def _complex_schur(e: Emitter, sch: _Schur, t: str, z: str, wr: str, wi: str) ->
     return f"{loop}#0", f"{loop}#1"
 
 
-def _eigenvectors(e: Emitter, sc: _Schur, t: str, z: str) -> str:
-    """Right eigenvectors of A = Z T Z^H, T complex upper triangular: X[:, j] solves
-    (T - T[j, j]) x = 0 with x[j] = 1 (row by row, from the bottom, as ?trevc, a tiny
-    divisor replaced by smin), V = Z X, each column of unit norm with its largest
-    component real and positive."""
+def _eigenvectors(e: Emitter, sc: _Schur, t: str, z: str, left: bool = False) -> str:
+    """Eigenvectors of A = Z T Z^H, T complex upper triangular, as ?trevc: right, X[:, j]
+    solves (T - T[j, j]) x = 0 with x[j] = 1, row by row from the bottom; left (u^H A =
+    lambda u^H), (T - T[j, j])^H x = 0, row by row from the top. A tiny divisor is
+    replaced by smin. Then V = Z X, each column of unit norm with its largest component
+    real and positive."""
     n, ct, part = sc.n, sc.elem, sc.part
     xn = sc.xn
     mat, row_t = xn.t, xn.type(1, n)
@@ -547,16 +548,26 @@ def _eigenvectors(e: Emitter, sc: _Schur, t: str, z: str) -> str:
     e.types[f"{loop}x"] = mat
     down, raw, i = e.fresh(), e.fresh(), e.fresh()
     e.line(f"{down} = arith.subi {last}, {iv} : index")
-    e.line(f"{raw} = arith.index_cast {down} : index to i64")
+    e.line(f"{raw} = arith.index_cast {iv if left else down} : index to i64")
     e.line(f"{i} = tensor.from_elements {raw} : tensor<i64>", **{i[1:]: "tensor<i64>"})
     i_row = xn.scalar_at(i, 1, n)
-    after = xn.cmp(cols_row, i_row, "GT")
-    row = e.op("stablehlo.dynamic_slice", [t, i, xn.zero_i], row_t, f"slice_sizes = {i64_array([1, n])}")
-    row = sc.sel(after, row, e.constant("(0.0, 0.0)", row_t))
-    col = e.op("stablehlo.reshape", [row], xn.type(n, 1))
+    # The vectors j whose entry i this step computes, and the entries T[i, k] (k > i),
+    # or conj(T[k, i]) (k < i), that enter it.
+    after = xn.cmp(cols_row, i_row, "LT" if left else "GT")
+    if left:
+        col = _conj(e, e.op("stablehlo.dynamic_slice", [t, xn.zero_i, i], xn.type(n, 1),
+                            f"slice_sizes = {i64_array([n, 1])}"), xn.type(n, 1))
+        col = sc.sel(xn.cmp(xn.iota(0, n, 1), xn.scalar_at(i, n, 1), "LT"), col,
+                     e.constant("(0.0, 0.0)", xn.type(n, 1)))
+    else:
+        row = e.op("stablehlo.dynamic_slice", [t, i, xn.zero_i], row_t, f"slice_sizes = {i64_array([1, n])}")
+        row = sc.sel(after, row, e.constant("(0.0, 0.0)", row_t))
+        col = e.op("stablehlo.reshape", [row], xn.type(n, 1))
     acc = xn.sum_rows(e.op("stablehlo.multiply", [xn.full(col, mat), f"{loop}x"], mat), n, n)
     tii = xn.full(xn.slice(t, i, i, 1, 1), row_t)
     denom = e.op("stablehlo.subtract", [tii, diag], row_t)
+    if left:
+        denom = _conj(e, denom, row_t)
     tiny = xn.cmp(e.op("stablehlo.abs", [denom], xn.type(1, n, part)), smin, "LT")
     denom = sc.sel(tiny, e.op("stablehlo.complex", [smin, e.constant("0.0", xn.type(1, n, part))], row_t), denom)
     xi = sc.sel(after, e.op("stablehlo.negate", [e.op("stablehlo.divide", [acc, denom], row_t)], row_t),
@@ -691,11 +702,9 @@ def gees(op, config: dict) -> None:
 
 def geev(op, config: dict) -> None:
     """Eigenvalues (real: wr, wi, pairs with the positive imaginary part first) and
-    right eigenvectors (complex, unit norm, largest component real); left eigenvectors
-    are not supported. Results: [wr, wi,] vl (zeros), vr (zeros for 'N'), info."""
-    if _option(op, config, "compute_left", "NV", "N") == "V":
-        raise CompileError.at(op, f"custom_call @{_target(op)}: left eigenvectors (compute_left = 'V') "
-                                  "are not supported")
+    eigenvectors (complex, unit norm, largest component real), left (u^H A = lambda
+    u^H) and right. Results: [wr, wi,] vl, vr (zeros when not asked for), info."""
+    left = _option(op, config, "compute_left", "NV", "N") == "V"
     right = _option(op, config, "compute_right", "NV", "N") == "V"
     _, elem = _square(op)
 
@@ -712,6 +721,8 @@ def geev(op, config: dict) -> None:
             tc, zc = _complex_schur(e, sch, t, z, wr, wi)
             sc = _Schur(e, n, ct)
         vr = _eigenvectors(e, sc, tc, zc) if right else vl
+        if left:
+            vl = _eigenvectors(e, sc, tc, zc, left=True)
         return ([w] if sch.cplx else [wr, wi]) + [vl, vr, info]
 
     _eigen(op, member)

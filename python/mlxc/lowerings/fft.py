@@ -7,8 +7,8 @@ operation: fft_complex and fft_real written over lanes, emitted through fft_scal
 elementwise StableHLO. Their results are bit-identical to XLA's: checked against
 jax 0.10.2 for every such length up to 129 (complex) and 134 (real), and over two
 and three axes. On one axis that is every FFT/IFFT up to length 28 and the composite
-ones up to 40 (not 64: 2066 ops), and every RFFT/IRFFT up to 40 and most composite
-ones up to 80 or 96; prime lengths cost O(n^2) ops.
+ones up to 48 (not 64: 1254 ops), and every RFFT/IRFFT up to 36 and most composite
+ones up to 80 (RFFT 96); prime lengths cost O(n^2) ops.
 XLA's multi-dimensional order is kept, and it differs by kind: FFT/IFFT run the
 innermost axis first, and an inverse applies its 1/N (formed in double, rounded to
 the element type) there; RFFT transforms the real (last) axis, then the others
@@ -41,14 +41,16 @@ _DIRECT_MAX = 64
 # Longer prime lengths become a power-of-two convolution (Bluestein): their DFT matrix
 # would take n^2 * 16 bytes.
 _PRIME_DIRECT_MAX = 512
-# The exact (XLA-identical) path unrolls the transform into scalar-style ops on the
-# batch: O(n log n) of them per axis, O(n^2) for a large prime factor. It is taken
+# The exact (XLA-identical) path unrolls the transform into scalar-style arithmetic
+# on the batch: O(n log n) ops per axis, O(n^2) for a large prime factor. It is taken
 # when every length is at most _EXACT_MAX (the lengths checked bit for bit) and the
-# whole transform is at most _EXACT_OPS ops, about 3 s of compile time (FFT [32]:
-# 917 ops, 1.2 s; IRFFT [15, 16, 32]: 1314 ops, 2.3 s; FFT [64]: 2066 ops, 4.2 s;
-# FFT [61]: 7909 ops); anything longer keeps the f64 path, which compiles in 0.1 s.
+# whole transform is at most _EXACT_OPS arithmetic ops, at most about 3 s of compile
+# time
+# (FFT [32]: 502 ops, 1.2 s; IRFFT [15, 16, 32]: 751 ops, 2.3 s; FFT [40]: 1034 ops,
+# 2.4 s; FFT [64]: 1254 ops, 4.5 s; FFT [61]: 7440 ops, on a shared 2-core machine);
+# anything longer keeps the f64 path (0.1 s).
 _EXACT_MAX = 128
-_EXACT_OPS = 1600
+_EXACT_OPS = 1200
 _EXACT_ELEM = {"f32": "f32", "f64": "f64", "complex<f32>": "f32", "complex<f64>": "f64"}
 
 
@@ -66,8 +68,8 @@ def fft(op) -> None:
     x, shape = "%x", list(in_shape)
 
     if _exact_supported(kind, lengths, in_elem):
-        y = _exact(e, kind, lengths, axes, in_shape, _EXACT_ELEM[in_elem])
-        if len(e.lines) <= _EXACT_OPS:
+        y, cost = _exact(e, kind, lengths, axes, in_shape, _EXACT_ELEM[in_elem])
+        if cost <= _EXACT_OPS:
             e.line(f"return {y} : {tensor_type(out_shape, out_elem)}")
             replace_with_text(op, e.text(), ["x"])
             return
@@ -128,8 +130,9 @@ def _exact_supported(kind: str, lengths: list, in_elem: str) -> bool:
             and fft_real.uses_radix_passes(lengths[-1]))
 
 
-def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: str) -> str:
-    """The transform as XLA's FFT library computes it (see the module docstring)."""
+def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: str):
+    """The transform as XLA's FFT library computes it (see the module docstring): its
+    result's name and the number of arithmetic ops it took."""
     dtype = np.dtype(np.float32 if elem == "f32" else np.float64)
     scale = 1.0
     for n in lengths:  # XLA forms 1/N in double and rounds it once
@@ -137,8 +140,14 @@ def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: 
     fct = dtype.type(1.0 / scale) if kind in ("IFFT", "IRFFT") else dtype.type(1)
     x, shape = "%x", list(shape)
 
+    builders = []
+
     def builder(shape, axis):
-        return fft_scalar.LaneBuilder(e, shape[:axis] + shape[axis + 1:], elem)
+        builders.append(fft_scalar.LaneBuilder(e, shape[:axis] + shape[axis + 1:], elem))
+        return builders[-1]
+
+    def cost():
+        return sum(b.arithmetic for b in builders)
 
     def c2c(x, axes, forward, fct):
         for axis in axes:
@@ -152,7 +161,8 @@ def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: 
     last, n = axes[-1], lengths[-1]
     if kind in ("FFT", "IFFT"):
         # XLA runs a complex transform innermost axis first; that one takes the scale.
-        return c2c(x, list(reversed(axes)), kind == "FFT", fct)
+        x = c2c(x, list(reversed(axes)), kind == "FFT", fct)
+        return x, cost()
     if kind == "RFFT":
         # The real axis first, then the others outermost first.
         b = builder(shape, last)
@@ -160,12 +170,14 @@ def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: 
                              n, dtype, fct)
         x = fft_scalar.join(b, pairs, last)
         shape[last] = n // 2 + 1
-        return c2c(x, axes[:-1], True, None)
+        x = c2c(x, axes[:-1], True, None)
+        return x, cost()
     # IRFFT: the leading axes outermost first, then the real axis with the scale.
     x = c2c(x, axes[:-1], False, None)
     b = builder(shape, last)
     pairs = fft_scalar.split(b, x, shape, last, complex_input=True)
-    return fft_scalar.join(b, fft_real.c2r(pairs, n, dtype, fct), last)
+    x = fft_scalar.join(b, fft_real.c2r(pairs, n, dtype, fct), last)
+    return x, cost()
 
 
 def _to_work(e: Emitter, x: str, shape: list, elem: str) -> str:

@@ -36,11 +36,14 @@ class LaneBuilder:
         self.e, self.batch, self.elem = e, list(batch_shape), elem
         self.size = int(np.prod(self.batch, dtype=np.int64))
         rows = -(-self.size // _ROW)
-        self.shape = [rows, _ROW] if self.size > _ROW else [self.size]
+        # A leading unit dim: a lane is then a slice of the stacked lanes as it is,
+        # and lanes concatenate as they are, with no reshape either way.
+        self.shape = [1, rows, _ROW] if self.size > _ROW else [1, self.size]
         self.padded = int(np.prod(self.shape, dtype=np.int64))
         self.dtype = _DTYPES[elem]
         self.type = tensor_type(self.shape, elem)
         self._constants: dict = {}
+        self.arithmetic = 0  # ops emitted by lanes: what a transform costs to compile
 
     def lane(self, name: str) -> "Lane":
         return Lane(self, name)
@@ -78,6 +81,7 @@ class Lane:
             return NotImplemented
         operands = [name, self.name] if reflected else [self.name, name]
         b = self.builder
+        b.arithmetic += 1
         return Lane(b, b.e.op(f"stablehlo.{op}", operands, b.type))
 
     def __add__(self, other):
@@ -106,6 +110,7 @@ class Lane:
 
     def __neg__(self):
         b = self.builder
+        b.arithmetic += 1
         return Lane(b, b.e.op("stablehlo.negate", [self.name], b.type))
 
 
@@ -127,17 +132,13 @@ def _slices(b: LaneBuilder, x: str, shape: list, axis: int) -> list:
                  f"edge_padding_low = {i64_array([0, 0])}, "
                  f"edge_padding_high = {i64_array([0, b.padded - b.size])}, "
                  f"interior_padding = {i64_array([0, 0])}")
-    lane = [n] + b.shape
-    if len(b.shape) > 1:
-        x = e.op("stablehlo.reshape", [x], tensor_type(lane, elem))
-    names = []
-    for k in range(n):
-        piece = e.op("stablehlo.slice", [x], tensor_type([1] + b.shape, elem),
-                     f"start_indices = {i64_array([k] + [0] * len(b.shape))}, "
-                     f"limit_indices = {i64_array([k + 1] + b.shape)}, "
-                     f"strides = {i64_array([1] * len(lane))}")
-        names.append(e.op("stablehlo.reshape", [piece], b.type))
-    return names
+    whole = [n] + b.shape[1:]
+    if len(whole) > 2:
+        x = e.op("stablehlo.reshape", [x], tensor_type(whole, elem))
+    return [e.op("stablehlo.slice", [x], b.type,
+                 f"start_indices = {i64_array([k] + [0] * (len(whole) - 1))}, "
+                 f"limit_indices = {i64_array([k + 1] + whole[1:])}, "
+                 f"strides = {i64_array([1] * len(whole))}") for k in range(n)]
 
 
 def split(b: LaneBuilder, x: str, shape: list, axis: int, complex_input: bool) -> list:
@@ -157,11 +158,10 @@ def _stack(b: LaneBuilder, names: list, axis: int) -> str:
     """Lanes stacked along a new leading axis (see _slices), unpadded, reshaped to the
     batch and that axis moved to `axis`."""
     e, elem, n = b.e, b.elem, len(names)
-    pieces = [e.op("stablehlo.reshape", [name], tensor_type([1] + b.shape, elem))
-              for name in names]
-    x = pieces[0] if n == 1 else e.op(
-        "stablehlo.concatenate", pieces, tensor_type([n] + b.shape, elem), "dimension = 0 : i64")
-    if len(b.shape) > 1:
+    whole = [n] + b.shape[1:]
+    x = names[0] if n == 1 else e.op(
+        "stablehlo.concatenate", names, tensor_type(whole, elem), "dimension = 0 : i64")
+    if len(whole) > 2:
         x = e.op("stablehlo.reshape", [x], tensor_type([n, b.padded], elem))
     if b.padded != b.size:
         x = e.op("stablehlo.slice", [x], tensor_type([n, b.size], elem),
@@ -195,19 +195,13 @@ def join(b: LaneBuilder, lanes: list, axis: int) -> str:
 
 def _restack(b: LaneBuilder, values: list) -> list:
     e, n = b.e, len(values)
-    names = [_materialize(b, v) for v in values]
-    pieces = [e.op("stablehlo.reshape", [name], tensor_type([1] + b.shape, b.elem))
-              for name in names]
-    whole = [n] + b.shape
-    x = e.op("stablehlo.concatenate", pieces, tensor_type(whole, b.elem), "dimension = 0 : i64")
-    out = []
-    for k in range(n):
-        piece = e.op("stablehlo.slice", [x], tensor_type([1] + b.shape, b.elem),
-                     f"start_indices = {i64_array([k] + [0] * len(b.shape))}, "
-                     f"limit_indices = {i64_array([k + 1] + b.shape)}, "
-                     f"strides = {i64_array([1] * len(whole))}")
-        out.append(b.lane(e.op("stablehlo.reshape", [piece], b.type)))
-    return out
+    whole = [n] + b.shape[1:]
+    x = e.op("stablehlo.concatenate", [_materialize(b, v) for v in values],
+             tensor_type(whole, b.elem), "dimension = 0 : i64")
+    return [b.lane(e.op("stablehlo.slice", [x], b.type,
+                        f"start_indices = {i64_array([k] + [0] * (len(whole) - 1))}, "
+                        f"limit_indices = {i64_array([k + 1] + whole[1:])}, "
+                        f"strides = {i64_array([1] * len(whole))}")) for k in range(n)]
 
 
 def barrier(b: LaneBuilder, lanes: list) -> list:

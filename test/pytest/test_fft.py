@@ -203,3 +203,19 @@ def test_batch_padded_to_rows_bit_identical_to_xla(x64):
     text, _, expected = export_program(
         lambda x, z: (jnp.fft.rfft(x), jnp.fft.ifft(z, axis=1)), x, z, x64=x64)
     _assert_same_bits(mlxc.compile(text)(x, z), expected)
+
+
+@pytest.mark.parametrize("shape", [(3, 6, 1), (2, 1, 6, 1), (2, 5, 1, 1), (2, 3, 1, 4)])
+def test_unit_dims_follow_xla_axis_order(shape):
+    # XLA's library swaps the first axis with the first later one of unit stride, and
+    # the first axis run takes an inverse's 1/N: with trailing dims of 1 that is not
+    # the innermost axis, and the bits show it.
+    rng = np.random.default_rng(len(shape))
+    axes = tuple(range(len(shape) - 3, len(shape)))
+    s = tuple(shape[a] for a in axes)
+    x = _complex(rng, shape, np.complex64)
+    half = np.ascontiguousarray(x[..., : shape[-1] // 2 + 1])
+    text, _, expected = export_program(
+        lambda x, h: (jnp.fft.fftn(x, axes=axes), jnp.fft.ifftn(x, axes=axes),
+                      jnp.fft.irfftn(h, s=s, axes=axes)), x, half)
+    _assert_same_bits(mlxc.compile(text)(x, half), expected)

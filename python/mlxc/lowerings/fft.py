@@ -9,11 +9,12 @@ jax 0.10.2 for every such length up to 129 (complex) and 134 (real), and over tw
 and three axes. On one axis that is every FFT/IFFT up to length 28 and the composite
 ones up to 48 (not 64: 1254 ops), and every RFFT/IRFFT up to 36 and most composite
 ones up to 80 (RFFT 96); prime lengths cost O(n^2) ops.
-XLA's multi-dimensional order is kept, and it differs by kind: FFT/IFFT run the
-innermost axis first, and an inverse applies its 1/N (formed in double, rounded to
-the element type) there; RFFT transforms the real (last) axis, then the others
-outermost first; IRFFT transforms the leading axes outermost first, then the real
-axis, which takes the 1/N.
+XLA's multi-dimensional order is kept, and it differs by kind: FFT/IFFT swap the
+first axis with the first later one of unit stride (the innermost, unless trailing
+dims are 1: [a, b, c] runs c, b, a) and an inverse applies its 1/N (formed in double,
+rounded to the element type) on the first axis run; RFFT transforms the real (last)
+axis, then the others outermost first; IRFFT transforms the leading axes (in FFT's
+order, usually outermost first), then the real axis, which takes the 1/N.
 
 Everything else takes the f64 path: a dimension of length up to 64, or of prime
 length up to 512, is one dot with a twiddle matrix (a DFT, O(N^2)); a longer composite
@@ -160,11 +161,10 @@ def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: 
 
     last, n = axes[-1], lengths[-1]
     if kind in ("FFT", "IFFT"):
-        # XLA runs a complex transform innermost axis first; that one takes the scale.
-        x = c2c(x, list(reversed(axes)), kind == "FFT", fct)
+        x = c2c(x, _ducc_c2c_order(axes, shape), kind == "FFT", fct)
         return x, cost()
     if kind == "RFFT":
-        # The real axis first, then the others outermost first.
+        # The real axis first, then the others in place, so in their own order.
         b = builder(shape, last)
         pairs = fft_real.r2c(fft_scalar.split(b, x, shape, last, complex_input=False),
                              n, dtype, fct)
@@ -172,12 +172,25 @@ def _exact(e: Emitter, kind: str, lengths: list, axes: list, shape: list, elem: 
         shape[last] = n // 2 + 1
         x = c2c(x, axes[:-1], True, None)
         return x, cost()
-    # IRFFT: the leading axes outermost first, then the real axis with the scale.
-    x = c2c(x, axes[:-1], False, None)
+    # IRFFT: the leading axes into a new buffer, then the real axis with the scale.
+    x = c2c(x, _ducc_c2c_order(axes[:-1], shape), False, None)
     b = builder(shape, last)
     pairs = fft_scalar.split(b, x, shape, last, complex_input=True)
     x = fft_scalar.join(b, fft_real.c2r(pairs, n, dtype, fct), last)
     return x, cost()
+
+
+def _ducc_c2c_order(axes: list, shape: list) -> list:
+    """The order in which ducc0's c2c, from one buffer into another, transforms `axes`
+    of a dense row-major `shape`: it swaps the first axis with the first later one of
+    unit stride (all later dims of size 1), which is the last axis unless trailing
+    dims are 1. The first axis in that order takes the scale."""
+    order = list(axes)
+    for i in range(1, len(order)):
+        if math.prod(shape[order[i] + 1:]) == 1:
+            order[0], order[i] = order[i], order[0]
+            break
+    return order
 
 
 def _to_work(e: Emitter, x: str, shape: list, elem: str) -> str:

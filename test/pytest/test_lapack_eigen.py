@@ -215,6 +215,10 @@ def test_loop_not_unrolled(fn, tmp_path, capsys):
      " : (tensor<3x2xcomplex<f32>>) -> (tensor<3x2xcomplex<f32>>, tensor<3x2xcomplex<f32>>, tensor<2xcomplex<f32>>, "
      "tensor<i32>, tensor<i32>)",
      r"<string>:2:10: error: custom_call @lapack_cgees_ffi: expected a square matrix"),
+    ("%0:4 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, "
+     "compute_right = 86 : ui8}} : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>, tensor<3x3xf32>, tensor<i32>)",
+     r"<string>:2:10: error: custom_call @lapack_sgeev_ffi: expected the results \(tensor<3xf32>, tensor<3xf32>, "
+     r"tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>\), got \(tensor<3xf32>, tensor<3x3xf32>"),
 ])
 def test_errors(body, message):
     arg = re.search(r"\((tensor<[^)]*?>)\) ->", body).group(1)

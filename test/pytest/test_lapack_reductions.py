@@ -189,6 +189,10 @@ def test_loop_not_unrolled(fn, tmp_path, capsys):
     ("%0:5 = stablehlo.custom_call @lapack_ssytrd_ffi(%a) {mhlo.backend_config = {uplo = 88 : ui8}}"
      " : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i32>)",
      r"<string>:2:10: error: custom_call @lapack_ssytrd_ffi: uplo = 'X' is not one of L, U"),
+    ("%0:3 = stablehlo.custom_call @lapack_dgehrd_ffi(%a) {mhlo.backend_config = {high = 4 : i32, low = 1 : i32}}"
+     " : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4xf64>, tensor<i32>)",
+     r"<string>:2:10: error: custom_call @lapack_dgehrd_ffi: expected the results \(tensor<4x4xf64>, "
+     r"tensor<3xf64>, tensor<i32>\), got \(tensor<4x4xf64>, tensor<4xf64>, tensor<i32>\)"),
 ])
 def test_errors(body, message):
     arg = re.search(r"\((tensor<[^)]*?>)\) ->", body).group(1)

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import CompileError
 from . import linalg_ops
 from .lapack import _ROUTINES, _conj, _loop_header, _Matrix, _option, _real_type, _reduce, _replace
-from .lapack_reductions import _Step, _square, _target
+from .lapack_reductions import _expect_results, _Step, _square, _target
 from .text import Emitter, i64_array, tensor_type
 
 _CODE = {"f32": "s", "f64": "d", "complex<f32>": "c", "complex<f64>": "z"}
@@ -635,26 +635,34 @@ def _hessenberg(e: Emitter, a3: str, b: int, n: int, elem: str) -> tuple[str, st
     return h, e.op("stablehlo.select", [corner, e.constant(one, x.t), q], x.t)
 
 
-def _eigen(op, member) -> None:
+def _eigen(op, member, kinds: str) -> None:
     """Run `member(e, sch, t, z, info) -> values` on each matrix of the batch and return
-    the values stacked into the op's results."""
+    the values stacked into the op's results, whose kinds are `kinds`: per result, M
+    (a matrix of A's type), C (a complex matrix), v (a vector of A's element type), r (of
+    its real type), c (complex), i (an i32 per matrix)."""
     shape, elem = _square(op)
     batch, n = shape[:-2], shape[-1]
+    part = _real_type(elem)
+    ctype = f"complex<{part}>"
+    want = [{"M": tensor_type(shape, elem), "C": tensor_type(shape, ctype), "v": tensor_type(batch + [n], elem),
+             "r": tensor_type(batch + [n], part), "c": tensor_type(batch + [n], ctype),
+             "i": tensor_type(batch, "i32")}[k] for k in kinds]
+    _expect_results(op, want)
     b = int(math.prod(batch)) if batch else 1
     e = Emitter(a=tensor_type(shape, elem))
     a3 = e.op("stablehlo.reshape", ["%a"], tensor_type([b, n, n], elem))
     h, q = _hessenberg(e, a3, b, n, elem)
     sch = _Schur(e, n, elem)
     results = [str(r.type) for r in op.results]
+    # Per result: the type of the flattened batch, the dimensions and element type of one member's.
     flat = []
-    for r in results:
-        dims = [int(d) for d in r[len("tensor<"):-1].split("x")[:-1] if d.isdigit()] if "x" in r else []
-        member_dims = dims[len(batch):]
-        el = r[len("tensor<"):-1].split("x")[-1] if "complex" not in r else r[r.index("complex"):-1]
-        flat.append((tensor_type([b] + member_dims, el), tensor_type(member_dims, el), member_dims, el))
-    zeros = [e.constant("0" if el.startswith("i") else ("(0.0, 0.0)" if "complex" in el else "0.0"), ft)
-             for ft, _, _, el in flat]
-    _loop_header(e, b, [(f"acc{k}", z0, ft) for k, (z0, (ft, _, _, _)) in enumerate(zip(zeros, flat))])
+    for k in kinds:
+        dims = {"M": [n, n], "C": [n, n], "i": []}.get(k, [n])
+        el = {"M": elem, "v": elem, "r": part, "i": "i32"}.get(k, ctype)
+        flat.append((tensor_type([b] + dims, el), dims, el))
+    zeros = [e.constant("0" if el == "i32" else ("(0.0, 0.0)" if "complex" in el else "0.0"), ft)
+             for ft, _, el in flat]
+    _loop_header(e, b, [(f"acc{k}", z0, ft) for k, (z0, (ft, _, _)) in enumerate(zip(zeros, flat))])
     mt = tensor_type([n, n], elem)
     hb = e.op("stablehlo.reshape", [e.op("stablehlo.dynamic_slice", [h, "%ki", sch.x.zero_i, sch.x.zero_i],
                                          tensor_type([1, n, n], elem), f"slice_sizes = {i64_array([1, n, n])}")], mt)
@@ -663,14 +671,14 @@ def _eigen(op, member) -> None:
     t, z, info = sch.run(hb, zb)
     values = member(e, sch, t, z, info)
     updated = []
-    for k, (value, (ft, mt_, dims, el)) in enumerate(zip(values, flat)):
+    for k, (value, (ft, dims, el)) in enumerate(zip(values, flat)):
         one = e.op("stablehlo.reshape", [value], tensor_type([1] + dims, el))
         starts = ["%ki"] + [sch.x.zero_i] * len(dims)
         updated.append(e.op("stablehlo.dynamic_update_slice", [f"%acc{k}", one, *starts], ft))
-    e.line(f"scf.yield {', '.join(updated)} : {', '.join(ft for ft, _, _, _ in flat)}")
+    e.line(f"scf.yield {', '.join(updated)} : {', '.join(ft for ft, _, _ in flat)}")
     e.line("}")
     outs = []
-    for k, (ft, _, _, _) in enumerate(flat):
+    for k, (ft, _, _) in enumerate(flat):
         e.types[f"%loop#{k}"] = ft
         outs.append(e.op("stablehlo.reshape", [f"%loop#{k}"], results[k]))
     e.line(f"return {', '.join(outs)} : {', '.join(results)}")
@@ -697,7 +705,7 @@ def gees(op, config: dict) -> None:
         wr, wi = _eigenvalues_real(e, sch, t)
         return [t, z, wr, wi, sdim, info]
 
-    _eigen(op, member)
+    _eigen(op, member, "MMvii" if elem.startswith("complex") else "MMrrii")
 
 
 def geev(op, config: dict) -> None:
@@ -725,7 +733,7 @@ def geev(op, config: dict) -> None:
             vl = _eigenvectors(e, sc, tc, zc, left=True)
         return ([w] if sch.cplx else [wr, wi]) + [vl, vr, info]
 
-    _eigen(op, member)
+    _eigen(op, member, "vMMi" if elem.startswith("complex") else "rrCCi")
 
 
 _ROUTINES.update(gees=gees, geev=geev)

@@ -48,6 +48,13 @@ def _square(op) -> tuple[list[int], str]:
     return shape, str(a_type.element_type)
 
 
+def _expect_results(op, want: list[str]) -> None:
+    got = [str(r.type) for r in op.results]
+    if got != want:
+        raise CompileError.at(op, f"custom_call @{_target(op)}: expected the results ({', '.join(want)}), "
+                                  f"got ({', '.join(got)})")
+
+
 class _Step:
     """Per-step values shared by the rules: masks over rows and columns, and
     column/row views of [..., n, 1] vectors."""
@@ -173,6 +180,7 @@ def gehrd(op, config: dict) -> None:
     x = _Matrix(e, shape, elem)
     s = _Step(e, x)
     tau_t, info_t = tensor_type(x.batch + [max(n - 1, 0)], elem), tensor_type(x.batch, "i32")
+    _expect_results(op, [x.t, tau_t, info_t])
     taus0 = e.constant(s.zero, tau_t)
     info = e.constant("0", info_t)
     steps = high - low
@@ -232,6 +240,7 @@ def sytrd(op, config: dict) -> None:
     rows, cols, rows_c = s.rows, s.cols, s.rows_c
     d_t, e_t = tensor_type(x.batch + [n], part), tensor_type(x.batch + [max(n - 1, 0)], part)
     tau_t, info_t = tensor_type(x.batch + [max(n - 1, 0)], elem), tensor_type(x.batch, "i32")
+    _expect_results(op, [x.t, d_t, e_t, tau_t, info_t])
     diagonal = x.cmp(rows, cols, "EQ")
 
     def real_diagonal(m):

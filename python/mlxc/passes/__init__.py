@@ -65,6 +65,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-fuse-row-loops": "mlxc.passes.fuse_row_loops",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",
+    "mlxc-library-ffts": "mlxc.passes.library_ffts",
     "mlxc-library-sorts": "mlxc.passes.library_sorts",
     "mlxc-rolled-loops": "mlxc.passes.rolled_loops",
     "mlxc-loop-annotations": "mlxc.passes.loop_annotations",

@@ -256,17 +256,22 @@ def with_kernel_products(simplify: Stage) -> Stage:
 
 
 def with_library_sorts(linalg: Stage) -> Stage:
-    """The common linalg stage; with library calls, JAX's float sorts call the runtime's
-    radix sort before mlxc-lower-extra-ops would make them merge sorts."""
+    """The common linalg stage; with library calls, FFTs call the runtime's FFT and JAX's
+    float sorts its radix sort before mlxc-lower-extra-ops would expand them."""
     if not settings.get("library_calls"):
         return linalg
     sorts = Pass("mlxc-library-sorts", (), (),
                  "a sort of one f32 operand by JAX's comparator calls the runtime's stable "
                  "radix sort (runtime/mlxc_sort.c): O(n), no permutation buffer",
                  only_with("stablehlo.sort"))
+    ffts = Pass("mlxc-library-ffts", (), (),
+                "FFTs call the runtime's port of XLA's FFT library (runtime/mlxc_fft.c): "
+                "XLA's results bit for bit, compiled in milliseconds, not unrolled",
+                only_with("stablehlo.fft"))
     passes = []
     for p in linalg.passes:
         if p.name == "mlxc-lower-extra-ops":
+            passes.append(ffts)
             passes.append(sorts)
         passes.append(p)
     return Stage(linalg.name, tuple(passes), linalg.why)

@@ -2,13 +2,14 @@
 
 Transforms of f32/f64 (complex64/complex128) whose lengths are at most _EXACT_MAX
 and run ducc0's radix passes (no prime factor of 110 or more), and whose unrolled
-program stays within _EXACT_OPS ops, run XLA's CPU FFT library (ducc0) operation for
-operation: fft_complex and fft_real written over lanes, emitted through fft_scalar as
-elementwise StableHLO. Their results are bit-identical to XLA's: checked against
+program stays within _EXACT_OPS arithmetic ops, run XLA's CPU FFT library (ducc0)
+operation for operation: fft_complex and fft_real written over lanes, emitted
+through fft_scalar as elementwise StableHLO. Their results are bit-identical to XLA's: checked against
 jax 0.10.2 for every such length up to 129 (complex) and 134 (real), and over two
 and three axes. On one axis that is every FFT/IFFT up to length 28 and the composite
 ones up to 48 (not 64: 1254 ops), and every RFFT/IRFFT up to 36 and most composite
 ones up to 80 (RFFT 96); prime lengths cost O(n^2) ops.
+
 XLA's multi-dimensional order is kept, and it differs by kind: FFT/IFFT swap the
 first axis with the first later one of unit stride (the innermost, unless trailing
 dims are 1: [a, b, c] runs c, b, a) and an inverse applies its 1/N (formed in double,
@@ -45,11 +46,10 @@ _PRIME_DIRECT_MAX = 512
 # The exact (XLA-identical) path unrolls the transform into scalar-style arithmetic
 # on the batch: O(n log n) ops per axis, O(n^2) for a large prime factor. It is taken
 # when every length is at most _EXACT_MAX (the lengths checked bit for bit) and the
-# whole transform is at most _EXACT_OPS arithmetic ops, at most about 3 s of compile
-# time
-# (FFT [32]: 502 ops, 1.2 s; IRFFT [15, 16, 32]: 751 ops, 2.3 s; FFT [40]: 1034 ops,
-# 2.4 s; FFT [64]: 1254 ops, 4.5 s; FFT [61]: 7440 ops, on a shared 2-core machine);
-# anything longer keeps the f64 path (0.1 s).
+# whole transform is at most _EXACT_OPS arithmetic ops, about 3 s of compile time at
+# most (FFT [32]: 502 ops, 1.2 s; IRFFT [15, 16, 32]: 751 ops, 2.3 s; FFT [40]: 1034
+# ops, 2.4 s; FFT [64]: 1254 ops, 4.5 s; FFT [61]: 7440 ops; on a shared 2-core
+# machine); anything longer keeps the f64 path (0.1 s).
 _EXACT_MAX = 128
 _EXACT_OPS = 1200
 _EXACT_ELEM = {"f32": "f32", "f64": "f64", "complex<f32>": "f32", "complex<f64>": "f64"}

@@ -37,6 +37,12 @@
 /* Lines are split across threads above this much work (elements x passes). */
 #define THREADED_WORK (1 << 16)
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 /* ---- plans: factors and the roots of unity (fft_roots.py) ---- */
 
 /* ducc0's complex factor order: 8s, 4s, a 2 swapped to the front, odd factors. */
@@ -372,8 +378,8 @@ static int S(cplan_make)(S(cplan) *p, int64_t n) {
 
 /* The butterfly of a radix-ip pass on c[0..ip) into o[0..ip); `cs` holds the generic
  * pass's roots (ip of them), `cosv`/`sinv` the odd passes' constants. */
-static void S(butterfly)(int64_t ip, const CT *c, CT *o, int fwd, const CT *cs,
-                         const T *cosv, const T *sinv, T hsqt2) {
+static ALWAYS_INLINE void S(butterfly)(int64_t ip, const CT *c, CT *o, int fwd, const CT *cs,
+                                       const T *cosv, const T *sinv, T hsqt2) {
   if (ip == 2) {
     o[0] = S(add)(c[0], c[1]);
     o[1] = S(sub)(c[0], c[1]);
@@ -506,9 +512,11 @@ static void S(butterfly)(int64_t ip, const CT *c, CT *o, int fwd, const CT *cs,
   }
 }
 
-/* One radix-ip pass: reads cc[a + ido*(b + ip*c)], writes ch[a + ido*(b + l1*c)]. */
-static void S(cpass)(const S(cplan) *p, int64_t ip, int64_t l1, int64_t ido, const CT *cc,
-                     CT *ch, int fwd) {
+/* One radix-ip pass: reads cc[a + ido*(b + ip*c)], writes ch[a + ido*(b + l1*c)].
+ * Inlined with constant ip and fwd (S(cpass) below), so the butterfly's dispatch and
+ * loops over ip fold away. */
+static ALWAYS_INLINE void S(cpass_body)(const S(cplan) *p, int64_t ip, int64_t l1,
+                                        int64_t ido, const CT *cc, CT *ch, int fwd) {
   CT cs[COMPLEX_PRIME_MAX], c[COMPLEX_PRIME_MAX], o[COMPLEX_PRIME_MAX];
   T cosv[5], sinv[5];
   T hsqt2 = (T)HALF_SQRT2;
@@ -529,9 +537,36 @@ static void S(cpass)(const S(cplan) *p, int64_t ip, int64_t l1, int64_t ido, con
         c[m] = cc[i + ido * (m + ip * k)];
       S(butterfly)(ip, c, o, fwd, cs, cosv, sinv, hsqt2);
       ch[i + ido * k] = o[0];
-      for (int64_t m = 1; m < ip; ++m)
-        ch[i + ido * (k + l1 * m)] = i ? S(twiddle)(o[m], p->roots[m * l1 * i], fwd) : o[m];
+      if (i == 0)
+        for (int64_t m = 1; m < ip; ++m)
+          ch[ido * (k + l1 * m)] = o[m];
+      else
+        for (int64_t m = 1; m < ip; ++m)
+          ch[i + ido * (k + l1 * m)] = S(twiddle)(o[m], p->roots[m * l1 * i], fwd);
     }
+}
+
+static void S(cpass)(const S(cplan) *p, int64_t ip, int64_t l1, int64_t ido, const CT *cc,
+                     CT *ch, int fwd) {
+#define CPASS_CASE(P)                                                                     \
+  case P:                                                                                 \
+    if (fwd)                                                                              \
+      S(cpass_body)(p, P, l1, ido, cc, ch, 1);                                            \
+    else                                                                                  \
+      S(cpass_body)(p, P, l1, ido, cc, ch, 0);                                            \
+    break;
+  switch (ip) {
+    CPASS_CASE(2)
+    CPASS_CASE(3)
+    CPASS_CASE(4)
+    CPASS_CASE(5)
+    CPASS_CASE(7)
+    CPASS_CASE(8)
+    CPASS_CASE(11)
+  default:
+    S(cpass_body)(p, ip, l1, ido, cc, ch, fwd);
+  }
+#undef CPASS_CASE
 }
 
 /* The transform of a[0..n) (b is scratch of n); returns the buffer holding it. */

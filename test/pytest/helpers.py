@@ -49,3 +49,39 @@ def assert_matches(outputs, expected, rtol: float) -> None:
                                           err_msg=f"output {i}: infinities differ")
             err = normwise_error(np.where(special, 0, wide_o), np.where(special, 0, wide_e))
             assert err <= rtol, f"output {i}: normwise error {err:.3e} > {rtol:.1e}"
+
+
+# LAPACK-style tests run over the four element types, with these normwise tolerances.
+LINALG_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+LINALG_IDS = ["f32", "f64", "c64", "c128"]
+LINALG_RTOL = {np.float32: 2e-5, np.float64: 1e-12, np.complex64: 2e-5, np.complex128: 1e-12}
+
+
+def random_array(rng, shape, dtype) -> np.ndarray:
+    """Standard normal values of `dtype` (complex: independent real and imaginary parts)."""
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def lowered_op_counts(fn, sizes, tmp_path, capsys, loop_op: str) -> list[int]:
+    """How many ops `mlxc-lower-extra-ops` makes of `fn` on n x n f32 zeros, per n in
+    `sizes`: a lowering that loops (over `loop_op`) rather than unrolling per column
+    makes as many for every n."""
+    import re
+
+    from mlxc.tools import opt
+
+    counts = []
+    for n in sizes:
+        text, _, _ = export_program(fn, np.zeros((n, n), np.float32))
+        path = tmp_path / f"n{n}.mlir"
+        path.write_text(text)
+        capsys.readouterr()
+        assert opt.main([str(path), "--pass-pipeline=builtin.module(mlxc-lower-extra-ops)"]) == 0
+        out = capsys.readouterr().out
+        assert "custom_call" not in out and loop_op in out
+        counts.append(len(re.findall(r"^\s*(?:%\S+ = )?\"?[a-z_]+\.[a-z_.]+", out, re.M)))
+    return counts
+

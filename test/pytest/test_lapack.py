@@ -15,27 +15,20 @@ import pytest
 from jax import lax
 
 import mlxc
-from helpers import assert_matches, export_program
+from helpers import LINALG_RTOL, assert_matches, export_program, random_array
 
-RTOL = {np.float32: 2e-5, np.float64: 1e-12, np.complex64: 2e-5, np.complex128: 1e-12}
-
-
-def _random(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+RTOL = LINALG_RTOL
 
 
 def _spd(rng, shape, dtype):
-    x = _random(rng, shape, dtype)
+    x = random_array(rng, shape, dtype)
     n = shape[-1]
     return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(dtype)
 
 
 def _square(rng, shape, dtype):
     # Dominant diagonal: the comparison measures the lowering, not the conditioning.
-    return (_random(rng, shape, dtype) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+    return (random_array(rng, shape, dtype) + shape[-1] * np.eye(shape[-1])).astype(dtype)
 
 
 CASES = {
@@ -43,31 +36,31 @@ CASES = {
     "cholesky_batched": (jnp.linalg.cholesky, lambda r, d: [_spd(r, (2, 3, 4, 4), d)]),
     "cholesky_upper": (lambda a: jsl.cholesky(a, lower=False), lambda r, d: [_spd(r, (2, 5, 5), d)]),
     "cho_solve": (lambda a, b: jsl.cho_solve(jsl.cho_factor(a), b),
-                  lambda r, d: [_spd(r, (6, 6), d), _random(r, (6, 2), d)]),
-    "solve": (jnp.linalg.solve, lambda r, d: [_random(r, (6, 6), d), _random(r, (6, 3), d)]),
-    "solve_batched": (jnp.linalg.solve, lambda r, d: [_random(r, (3, 5, 5), d), _random(r, (3, 5, 2), d)]),
-    "inv": (jnp.linalg.inv, lambda r, d: [_random(r, (7, 7), d)]),
-    "det": (jnp.linalg.det, lambda r, d: [_random(r, (3, 5, 5), d)]),
-    "slogdet": (jnp.linalg.slogdet, lambda r, d: [_random(r, (2, 6, 6), d)]),
+                  lambda r, d: [_spd(r, (6, 6), d), random_array(r, (6, 2), d)]),
+    "solve": (jnp.linalg.solve, lambda r, d: [random_array(r, (6, 6), d), random_array(r, (6, 3), d)]),
+    "solve_batched": (jnp.linalg.solve, lambda r, d: [random_array(r, (3, 5, 5), d), random_array(r, (3, 5, 2), d)]),
+    "inv": (jnp.linalg.inv, lambda r, d: [random_array(r, (7, 7), d)]),
+    "det": (jnp.linalg.det, lambda r, d: [random_array(r, (3, 5, 5), d)]),
+    "slogdet": (jnp.linalg.slogdet, lambda r, d: [random_array(r, (2, 6, 6), d)]),
     "solve_triangular": (lambda a, b: jsl.solve_triangular(a, b, lower=True),
-                         lambda r, d: [_square(r, (5, 5), d), _random(r, (5, 3), d)]),
+                         lambda r, d: [_square(r, (5, 5), d), random_array(r, (5, 3), d)]),
     "solve_triangular_upper_trans_unit": (
         lambda a, b: jsl.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True),
-        lambda r, d: [_square(r, (2, 5, 5), d), _random(r, (2, 5, 3), d)]),
+        lambda r, d: [_square(r, (2, 5, 5), d), random_array(r, (2, 5, 3), d)]),
     "solve_triangular_right": (
         lambda a, b: lax.linalg.triangular_solve(a, b, left_side=False, lower=True, transpose_a=True),
-        lambda r, d: [_square(r, (4, 4), d), _random(r, (3, 4), d)]),
-    "lu": (lax.linalg.lu, lambda r, d: [_random(r, (6, 6), d)]),
-    "lu_batched_tall": (lax.linalg.lu, lambda r, d: [_random(r, (2, 3, 6, 4), d)]),
-    "lu_wide": (lax.linalg.lu, lambda r, d: [_random(r, (4, 6), d)]),
-    "scipy_lu": (jsl.lu, lambda r, d: [_random(r, (5, 5), d)]),
-    "qr": (jnp.linalg.qr, lambda r, d: [_random(r, (5, 5), d)]),
-    "qr_batched_tall": (jnp.linalg.qr, lambda r, d: [_random(r, (2, 6, 4), d)]),
-    "qr_wide": (jnp.linalg.qr, lambda r, d: [_random(r, (4, 6), d)]),
-    "qr_complete": (lambda a: jnp.linalg.qr(a, mode="complete"), lambda r, d: [_random(r, (6, 4), d)]),
-    "qr_r": (lambda a: jnp.linalg.qr(a, mode="r"), lambda r, d: [_random(r, (3, 7, 5), d)]),
+        lambda r, d: [_square(r, (4, 4), d), random_array(r, (3, 4), d)]),
+    "lu": (lax.linalg.lu, lambda r, d: [random_array(r, (6, 6), d)]),
+    "lu_batched_tall": (lax.linalg.lu, lambda r, d: [random_array(r, (2, 3, 6, 4), d)]),
+    "lu_wide": (lax.linalg.lu, lambda r, d: [random_array(r, (4, 6), d)]),
+    "scipy_lu": (jsl.lu, lambda r, d: [random_array(r, (5, 5), d)]),
+    "qr": (jnp.linalg.qr, lambda r, d: [random_array(r, (5, 5), d)]),
+    "qr_batched_tall": (jnp.linalg.qr, lambda r, d: [random_array(r, (2, 6, 4), d)]),
+    "qr_wide": (jnp.linalg.qr, lambda r, d: [random_array(r, (4, 6), d)]),
+    "qr_complete": (lambda a: jnp.linalg.qr(a, mode="complete"), lambda r, d: [random_array(r, (6, 4), d)]),
+    "qr_r": (lambda a: jnp.linalg.qr(a, mode="r"), lambda r, d: [random_array(r, (3, 7, 5), d)]),
     "lstsq_by_qr": (lambda a, b: jsl.solve_triangular(*(lambda q, r: (r, q.T @ b))(*jnp.linalg.qr(a))),
-                    lambda r, d: [_random(r, (8, 5), d), _random(r, (8, 2), d)]),
+                    lambda r, d: [random_array(r, (8, 5), d), random_array(r, (8, 2), d)]),
 }
 
 
@@ -105,7 +98,7 @@ def test_complex(name, dtype):
 def test_eigh(shape, form, dtype):
     # Eigenvectors are unique up to sign only (LAPACK's and Jacobi's signs differ):
     # compare eigenvalues with JAX, and check the vectors by A V = V diag(w), V^T V = I.
-    a = _random(np.random.default_rng(3), shape, dtype)
+    a = random_array(np.random.default_rng(3), shape, dtype)
     x64 = dtype in (np.float64, np.complex128)
     text, artifact, (w_jax, _) = export_program(jnp.linalg.eigh, a, x64=x64)
     assert "@lapack_" in text and ("syevd" in text or "heevd" in text)
@@ -204,7 +197,7 @@ def test_svd(shape, full, dtype):
     if shape == "rank1":
         a = np.outer(np.arange(1, 5), np.arange(1, 4)).astype(dtype)
     else:
-        a = _random(np.random.default_rng(6), shape, dtype)
+        a = random_array(np.random.default_rng(6), shape, dtype)
     text, artifact, (u_jax, s_jax, vt_jax) = export_program(
         lambda a: jnp.linalg.svd(a, full_matrices=full), a, x64=dtype in (np.float64, np.complex128))
     assert "@lapack_" in text and "gesdd" in text
@@ -223,7 +216,7 @@ def test_svd(shape, full, dtype):
 
 def test_pinv_and_lstsq():
     rng = np.random.default_rng(7)
-    a, b = _random(rng, (7, 4), np.float64), _random(rng, (7, 2), np.float64)
+    a, b = random_array(rng, (7, 4), np.float64), random_array(rng, (7, 2), np.float64)
     for fn, args in ((jnp.linalg.pinv, (a,)), (lambda a, b: jnp.linalg.lstsq(a, b)[0], (a, b))):
         text, _, expected = export_program(fn, *args, x64=True)
         assert_matches(mlxc.compile(text)(*args), expected, 1e-12)
@@ -232,7 +225,7 @@ def test_pinv_and_lstsq():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (1, 1), (12, 12)], ids=str)
 def test_singular_values(shape, dtype):
-    a = _random(np.random.default_rng(5), shape, dtype)
+    a = random_array(np.random.default_rng(5), shape, dtype)
     fns = [lambda a: jnp.linalg.svd(a, compute_uv=False),
            lambda a: jnp.linalg.norm(a, ord=2, axis=(-2, -1)), jnp.linalg.matrix_rank]
     for fn in fns:

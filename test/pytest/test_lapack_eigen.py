@@ -20,17 +20,9 @@ from jax import lax
 from scipy.optimize import linear_sum_assignment
 
 import mlxc
-from helpers import export_program
+from helpers import LINALG_DTYPES, LINALG_IDS, export_program, lowered_op_counts
 
-DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
-IDS = ["f32", "f64", "c64", "c128"]
-
-
-def _random(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+DTYPES, IDS = LINALG_DTYPES, LINALG_IDS
 
 
 MATRICES = {
@@ -188,18 +180,7 @@ def test_nan_input(fn):
 @pytest.mark.parametrize("fn", [jsl.schur, jnp.linalg.eig], ids=["gees", "geev"])
 def test_loop_not_unrolled(fn, tmp_path, capsys):
     # The QR iteration is loops, not code per column: as many ops for n = 64 as for 4.
-    from mlxc.tools import opt
-
-    counts = []
-    for n in (4, 64):
-        text, _, _ = export_program(fn, np.zeros((n, n), np.float32))
-        path = tmp_path / f"n{n}.mlir"
-        path.write_text(text)
-        capsys.readouterr()
-        assert opt.main([str(path), "--pass-pipeline=builtin.module(mlxc-lower-extra-ops)"]) == 0
-        out = capsys.readouterr().out
-        assert "custom_call" not in out and "scf.while" in out
-        counts.append(len(re.findall(r"^\s*(?:%\S+ = )?\"?[a-z_]+\.[a-z_.]+", out, re.M)))
+    counts = lowered_op_counts(fn, (4, 64), tmp_path, capsys, "scf.while")
     assert counts[0] == counts[1] > 100, counts
 
 

@@ -16,18 +16,11 @@ import scipy.linalg.lapack as sla
 from jax import lax
 
 import mlxc
-from helpers import as_tuple, assert_matches, export_program
+from helpers import (LINALG_DTYPES, LINALG_IDS, LINALG_RTOL, as_tuple, assert_matches,
+                     export_program, lowered_op_counts, random_array)
 
-DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
-IDS = ["f32", "f64", "c64", "c128"]
-RTOL = {np.float32: 2e-5, np.float64: 1e-12, np.complex64: 2e-5, np.complex128: 1e-12}
-
-
-def _random(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+DTYPES, IDS = LINALG_DTYPES, LINALG_IDS
+RTOL = LINALG_RTOL
 
 
 def _hessenberg_q(a):
@@ -67,13 +60,13 @@ def test_matches_jax(name, dtype):
     fn, shape = CASES[name]
     # Both triangles random: the tridiagonal reduction must read only the `uplo` one
     # and return the other as given.
-    _compare(fn, _random(np.random.default_rng(0), shape, dtype))
+    _compare(fn, random_array(np.random.default_rng(0), shape, dtype))
 
 
 @pytest.mark.parametrize("name", ["hessenberg_batched", "tridiagonal_upper"])
 def test_text_form(name):
     fn, shape = CASES[name]
-    _compare(fn, _random(np.random.default_rng(1), shape, np.float32), form="text")
+    _compare(fn, random_array(np.random.default_rng(1), shape, np.float32), form="text")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
@@ -82,10 +75,10 @@ def test_already_reduced(dtype):
     # of the column is zero and alpha real, but a complex alpha still gets one (to
     # make the subdiagonal real).
     rng = np.random.default_rng(2)
-    a = np.triu(_random(rng, (6, 6), dtype), -1)
+    a = np.triu(random_array(rng, (6, 6), dtype), -1)
     a[3, 2] = 0
     _compare(lax.linalg.hessenberg, a)
-    t = np.diag(_random(rng, (5,), dtype).real) + np.diag(_random(rng, (4,), dtype), -1)
+    t = np.diag(random_array(rng, (5,), dtype).real) + np.diag(random_array(rng, (4,), dtype), -1)
     t = (t + np.conj(t.T) - np.diag(t.diagonal())).astype(dtype)
     outputs = _compare(lambda m: lax.linalg.tridiagonal(m, lower=True), t)
     taus = outputs[3]
@@ -101,7 +94,7 @@ def test_already_reduced(dtype):
 def test_tridiagonal_reconstructs(lower, dtype):
     # Q^H A Q = T with Q the product of the packed reflectors, as a user builds it.
     n = 7
-    a = _random(np.random.default_rng(4), (n, n), dtype)
+    a = random_array(np.random.default_rng(4), (n, n), dtype)
     herm = np.tril(a) + np.conj(np.tril(a, -1)).T if lower else np.triu(a) + np.conj(np.triu(a, 1)).T
     herm = herm - 1j * np.diag(herm.diagonal().imag) if np.dtype(dtype).kind == "c" else herm
     x64 = dtype in (np.float64, np.complex128)
@@ -151,7 +144,7 @@ def test_gehrd_bounds(low, high):
 def test_hessenberg_matches_scipy_complex():
     # A second LAPACK build, for the complex conventions (tau's conjugation, ?larfg's
     # reflector of a complex alpha).
-    a = _random(np.random.default_rng(6), (6, 6), np.complex128)
+    a = random_array(np.random.default_rng(6), (6, 6), np.complex128)
     h, tau, _ = mlxc.compile(_GEHRD.format(n=6, m=5, t="complex<f64>", r="z", low=1, high=6))(a)
     ref_h, ref_tau, _ = sla.zgehrd(a)
     np.testing.assert_allclose(h, ref_h, atol=1e-13 * np.abs(a).max())
@@ -163,18 +156,7 @@ def test_hessenberg_matches_scipy_complex():
 def test_loop_not_unrolled(fn, tmp_path, capsys):
     # One loop step per column, not one copy of the step per column: the lowered IR
     # has as many ops for n = 64 as for n = 4.
-    from mlxc.tools import opt
-
-    counts = []
-    for n in (4, 64):
-        text, _, _ = export_program(fn, np.zeros((n, n), np.float32))
-        path = tmp_path / f"n{n}.mlir"
-        path.write_text(text)
-        capsys.readouterr()
-        assert opt.main([str(path), "--pass-pipeline=builtin.module(mlxc-lower-extra-ops)"]) == 0
-        out = capsys.readouterr().out
-        assert "custom_call" not in out and "scf.for" in out
-        counts.append(len(re.findall(r"^\s*(?:%\S+ = )?\"?[a-z_]+\.[a-z_.]+", out, re.M)))
+    counts = lowered_op_counts(fn, (4, 64), tmp_path, capsys, "scf.for")
     assert counts[0] == counts[1] > 50, counts
 
 

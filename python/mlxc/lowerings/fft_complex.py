@@ -29,15 +29,15 @@ from .fft_roots import unity_roots
 _GENERIC_MAX = 110
 
 
-def factorize(n: int) -> list[int]:
-    """ducc0's complex factor order: 8s, 4s, a 2 swapped to the front, odd factors."""
+def factorize(n: int, leading: tuple[int, ...] = (8, 4)) -> list[int]:
+    """ducc0's factor order: the `leading` power-of-two radices as often as they divide
+    (8s then 4s for complex transforms, 4s for real ones), a 2 swapped to the front,
+    odd factors ascending."""
     factors = []
-    while n % 8 == 0:
-        factors.append(8)
-        n //= 8
-    while n % 4 == 0:
-        factors.append(4)
-        n //= 4
+    for radix in leading:
+        while n % radix == 0:
+            factors.append(radix)
+            n //= radix
     if n % 2 == 0:
         n //= 2
         factors.append(2)

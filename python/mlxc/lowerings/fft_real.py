@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import fft_complex
 from .fft_roots import unity_roots
 
 # ducc0 gives prime factors from this one on a Bluestein pass (a complex transform
@@ -52,23 +53,7 @@ def uses_radix_passes(n: int) -> bool:
 def factorize(n: int) -> list[int]:
     """ducc0's factor order for real transforms: 4s, a 2 moved to the front, odd
     primes ascending."""
-    factors = []
-    while n % 4 == 0:
-        factors.append(4)
-        n //= 4
-    if n % 2 == 0:
-        n //= 2
-        factors.append(2)
-        factors[0], factors[-1] = factors[-1], factors[0]
-    d = 3
-    while d * d <= n:
-        while n % d == 0:
-            factors.append(d)
-            n //= d
-        d += 2
-    if n > 1:
-        factors.append(n)
-    return factors
+    return fft_complex.factorize(n, leading=(4,))
 
 
 def r2c(lanes, n: int, dtype, fct=None):

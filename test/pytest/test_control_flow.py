@@ -124,6 +124,53 @@ def test_cond_inside_loop():
     _check(f, np.array([1, 2, 3], np.int32))
 
 
+# One branch hands the loop-carried buffer back unchanged, the other a new one: who
+# owns the buffer is known only at run time, so its free is a call to a generated
+# @dealloc_helper (which the bare-pointer calling convention could not express).
+IF_KEEPS_CARRY = """
+func.func @main(%x: tensor<8xf32>, %n: tensor<f32>) -> tensor<8xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c10 = stablehlo.constant dense<10> : tensor<i32>
+  %one = stablehlo.constant dense<1.0> : tensor<8xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<8xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %c10 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %s = stablehlo.reduce(%v init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+      %p = stablehlo.compare GT, %s, %n : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %w = "stablehlo.if"(%p) ({
+        stablehlo.return %v : tensor<8xf32>
+      }, {
+        %b = stablehlo.add %v, %one : tensor<8xf32>
+        stablehlo.return %b : tensor<8xf32>
+      }) : (tensor<i1>) -> tensor<8xf32>
+      %i2 = stablehlo.add %i, %c1 : tensor<i32>
+      stablehlo.return %i2, %w : tensor<i32>, tensor<8xf32>
+    }
+  return %r#1 : tensor<8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("bound", [40.0, 60.0, 1000.0])
+def test_if_returning_the_loop_carry_unchanged(bound):
+    x = np.arange(8, dtype=np.float32)
+    x_before = x.copy()
+    actual = mlxc.compile(IF_KEEPS_CARRY)(x, np.float32(bound))
+    expected = x.copy()
+    for _ in range(10):
+        if expected.sum() <= bound:
+            expected = expected + 1.0
+    np.testing.assert_array_equal(actual, expected)
+    np.testing.assert_array_equal(x, x_before)
+    # The same from JAX: cond(pred, identity, add) in a fori_loop.
+    _check(lambda v: lax.fori_loop(0, 10, lambda i, c: lax.cond(
+        c.sum() > bound, lambda a: a, lambda a: a + 1.0, c), v), x)
+
+
 CASE_OUT_OF_RANGE = """
 func.func @main(%i: tensor<i32>, %x: tensor<3xf32>) -> tensor<3xf32> {
   %r = "stablehlo.case"(%i) ({

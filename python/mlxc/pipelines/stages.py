@@ -188,6 +188,13 @@ def bufferize_stage() -> Stage:
                   "known ownership, aliasing results); what is left is plain frees"),
         mlir_pass("bufferization-lower-deallocations",
                   "the remaining dealloc ops as memref.dealloc under their conditions"),
+        # A dealloc whose ownership is only known at run time (a loop-carried buffer that
+        # one branch of an if returns unchanged) becomes a call to a generated
+        # @dealloc_helper taking dynamically shaped memrefs, which the bare-pointer
+        # calling convention of the llvm stage cannot express: inline it, drop it.
+        mlir_pass("inline", "inline the generated @dealloc_helper into its callers",
+                  default_pipeline=""),
+        mlir_pass("symbol-dce", "drop @dealloc_helper once inlined"),
         mlir_pass("convert-bufferization-to-memref",
                   "lower the remaining bufferization ops; must follow the deallocation passes"),
         mlir_pass("canonicalize", "drop copies and casts made redundant"),

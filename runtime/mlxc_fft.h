@@ -3,10 +3,10 @@
  * mlxc-library-ffts calls these instead of unrolling the transform into thousands of
  * elementwise ops (seconds of compile time); XLA calls its library the same way. The
  * code is python/mlxc/lowerings/fft_complex.py, fft_real.py and fft_roots.py written
- * in C, operation for operation, and those modules say which lengths that covers:
- * complex lengths whose prime factors are below 110, real lengths for which
- * fft_real.uses_radix_passes holds. Other lengths are not transformed (see
- * mlxc_fft_supported).
+ * in C, operation for operation. It covers the lengths for which XLA's library runs
+ * those passes (mlxc_fft_supported): complex lengths whose prime factors are below 110,
+ * up to 300 or not a multiple of 4, at most 10000; real lengths for which
+ * fft_real.uses_radix_passes holds.
  */
 #ifndef MLXC_FFT_H
 #define MLXC_FFT_H

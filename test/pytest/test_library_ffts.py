@@ -54,7 +54,7 @@ def test_fft_ifft_every_length(prec):
     rng = np.random.default_rng(1)
     lengths = _lengths(real=False)
     assert 127 not in lengths and 1000 not in lengths  # Bluestein / split plans in ducc0
-    xs = [_complex(rng, (3, n), COMPLEX[prec]) for n in lengths]
+    xs = [_complex(rng, (5, n), COMPLEX[prec]) for n in lengths]  # 4 vector lanes + 1
     for fn in (jnp.fft.fft, jnp.fft.ifft):
         text, _, expected = export_program(lambda *xs: tuple(fn(x) for x in xs), *xs, x64=x64)
         assert str(mlxc.lower(text, stop_after="linalg")).count(
@@ -70,13 +70,13 @@ def test_rfft_irfft_every_length(prec):
     rng = np.random.default_rng(2)
     lengths = _lengths(real=True)
     assert 127 in lengths and 1000 in lengths
-    xs = [rng.standard_normal((3, n)).astype(REAL[prec]) for n in lengths]
+    xs = [rng.standard_normal((5, n)).astype(REAL[prec]) for n in lengths]
     text, _, expected = export_program(lambda *xs: tuple(jnp.fft.rfft(x) for x in xs), *xs,
                                        x64=x64)
     got = mlxc.compile(text)(*xs)
     for n, g, e in zip(lengths, got, expected):
         assert _same_bits(g, e), f"rfft of length {n}"
-    hs = [_complex(rng, (3, n // 2 + 1), COMPLEX[prec]) for n in lengths]
+    hs = [_complex(rng, (5, n // 2 + 1), COMPLEX[prec]) for n in lengths]
     text, _, expected = export_program(
         lambda *hs: tuple(jnp.fft.irfft(h, n=n) for h, n in zip(hs, lengths)), *hs, x64=x64)
     lowered = str(mlxc.lower(text, stop_after="linalg"))

@@ -996,7 +996,11 @@ typedef R S(widest);
 static void S(axis_lines)(const void *ctx, int64_t begin, int64_t end) {
   S(axis_job) *job = (S(axis_job) *)ctx;
   size_t bytes = (2 * sizeof(S(widest)) * 2 * (size_t)job->n + 63) / 64 * 64;
-  void *buf = aligned_alloc(64, bytes);
+#if defined(MLXC_FFT_VECTORS) && !defined(_WIN32)
+  void *buf = aligned_alloc(64, bytes); /* vectors want their own alignment */
+#else
+  void *buf = malloc(bytes);
+#endif
   if (!buf) {
     job->failed = 1;
     return;

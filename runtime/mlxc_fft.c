@@ -1145,17 +1145,15 @@ MLXC_EXPORT int S(mlxc_fft)(const void *in, void *out, int64_t batch, int64_t n0
 
 /* ---- plans: factors and the roots of unity (fft_roots.py) ---- */
 
-/* ducc0's complex factor order: 8s, 4s, a 2 swapped to the front, odd factors. */
-static int complex_factors(int64_t n, int64_t *f) {
+/* ducc0's factor order: 8s (complex transforms only), 4s, a 2 swapped to the front,
+   odd factors ascending. */
+static int factors_from(int64_t n, int64_t first_radix, int64_t *f) {
   int nf = 0;
-  while (n % 8 == 0) {
-    f[nf++] = 8;
-    n /= 8;
-  }
-  while (n % 4 == 0) {
-    f[nf++] = 4;
-    n /= 4;
-  }
+  for (int64_t radix = first_radix; radix >= 4; radix /= 2)
+    while (n % radix == 0) {
+      f[nf++] = radix;
+      n /= radix;
+    }
   if (n % 2 == 0) {
     n /= 2;
     f[nf++] = 2;
@@ -1173,29 +1171,9 @@ static int complex_factors(int64_t n, int64_t *f) {
   return nf;
 }
 
-/* ducc0's real factor order: 4s, a 2 moved to the front, odd primes ascending. */
-static int real_factors(int64_t n, int64_t *f) {
-  int nf = 0;
-  while (n % 4 == 0) {
-    f[nf++] = 4;
-    n /= 4;
-  }
-  if (n % 2 == 0) {
-    n /= 2;
-    f[nf++] = 2;
-    int64_t t = f[0];
-    f[0] = f[nf - 1];
-    f[nf - 1] = t;
-  }
-  for (int64_t d = 3; d * d <= n; d += 2)
-    while (n % d == 0) {
-      f[nf++] = d;
-      n /= d;
-    }
-  if (n > 1)
-    f[nf++] = n;
-  return nf;
-}
+static int complex_factors(int64_t n, int64_t *f) { return factors_from(n, 8, f); }
+
+static int real_factors(int64_t n, int64_t *f) { return factors_from(n, 4, f); }
 
 MLXC_EXPORT int mlxc_fft_supported(int64_t n, int32_t real) {
   int64_t f[MAX_FACTORS];

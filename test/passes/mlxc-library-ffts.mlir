@@ -4,8 +4,8 @@
 // read-only buffer and the result is a fresh one; sizes are the batch and the
 // lengths (padded with 1s), flags the rank, the kind (0: FFT) and the threads.
 // CHECK-LABEL: func.func @fft_c64
-// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x16xcomplex<f32>>
 // CHECK: %[[IN:.*]] = bufferization.to_buffer %arg0 read_only : tensor<4x16xcomplex<f32>> to memref<4x16xcomplex<f32>>
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x16xcomplex<f32>>
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index

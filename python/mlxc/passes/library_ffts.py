@@ -10,9 +10,9 @@ below 110, and not the longer lengths ducc0 transforms otherwise), and real leng
 with fft_real.uses_radix_passes. Other ffts stay for mlxc-lower-extra-ops.
 
 Runs in the linalg stage before mlxc-lower-extra-ops, on the CPU only. The operand goes
-to the call as a read-only buffer and the result is a fresh one (as
-targets/cpu/kernel_calls.py does for the f32 kernels; here the buffers keep their
-element type, complex included, so each operand/result type pair has its entry point).
+to the call as a read-only buffer and the result is a fresh one
+(targets/cpu/kernel_calls.py); the buffers keep their element type, complex included,
+so each operand/result type pair has its entry point.
 """
 
 from __future__ import annotations
@@ -88,52 +88,11 @@ def _plan(op) -> Optional[tuple]:
     return callee, kind, batch, lengths
 
 
-def _scalar_view(buffer):
-    """`buffer` as a rank-0 memref of its first element: a bare pointer in the call."""
-    elem = ir.MemRefType(buffer.type).element_type
-    return ir.Operation.create(
-        "memref.reinterpret_cast", results=[ir.MemRefType.get([], elem)], operands=[buffer],
-        attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0, 0]),
-                    "static_offsets": ir.DenseI64ArrayAttr.get([0]),
-                    "static_sizes": ir.DenseI64ArrayAttr.get([]),
-                    "static_strides": ir.DenseI64ArrayAttr.get([])}).result
-
-
-def _declare(module, callee: str, in_elem, out_elem) -> None:
-    irutil.declare_function(module, callee, [ir.MemRefType.get([], in_elem),
-                                             ir.MemRefType.get([], out_elem)] +
-                            [ir.IndexType.get()] * _SIZES +
-                            [ir.IntegerType.get_signless(32)] * _FLAGS)
-
-
 def _rewrite(op, callee: str, kind: str, batch: int, lengths: list, threads: int) -> None:
-    in_t = ir.RankedTensorType(op.operands[0].type)
-    out_t = ir.RankedTensorType(op.results[0].type)
+    padded = list(lengths) + [1] * (3 - len(lengths))
     with ir.InsertionPoint(op), op.location:
-        out = ir.Operation.create(
-            "memref.alloc", results=[ir.MemRefType.get(out_t.shape, out_t.element_type)],
-            attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0]),
-                        "alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64)}
-        ).result
-        if batch > 0:  # an empty batch has nothing to read or write
-            src = ir.Operation.create(
-                "bufferization.to_buffer",
-                results=[ir.MemRefType.get(in_t.shape, in_t.element_type)],
-                operands=[op.operands[0]], attributes={"read_only": ir.UnitAttr.get()}).result
-            padded = list(lengths) + [1] * (3 - len(lengths))
-            consts: dict = {}  # equal sizes share one constant, as do equal flags
-            for v in [batch] + padded:
-                consts.setdefault(("index", v), kernel_calls.index_const(v))
-            for v in (len(lengths), _KINDS[kind], threads):
-                consts.setdefault(("i32", v), kernel_calls.i32_const(v))
-            sizes = [consts[("index", v)] for v in [batch] + padded]
-            flags = [consts[("i32", v)] for v in (len(lengths), _KINDS[kind], threads)]
-            ir.Operation.create("func.call", operands=[_scalar_view(src), _scalar_view(out)] +
-                                sizes + flags,
-                                attributes={"callee": ir.FlatSymbolRefAttr.get(callee)})
-        result = ir.Operation.create(
-            "bufferization.to_tensor", results=[out_t], operands=[out],
-            attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()}).result
+        result = kernel_calls.call(callee, [op.operands[0]], op.results[0].type,
+                                   [batch] + padded, [len(lengths), _KINDS[kind], threads])
     op.results[0].replace_all_uses_with(result)
     op.erase()
 
@@ -149,8 +108,8 @@ def run(module) -> None:
     threads = settings.get("threads")
     with irutil.as_operation(module).context:
         for op, (callee, kind, batch, lengths) in found:
-            _declare(module, callee, ir.RankedTensorType(op.operands[0].type).element_type,
-                     ir.RankedTensorType(op.results[0].type).element_type)
+            kernel_calls.declare(module, callee, 2, _SIZES, _FLAGS, [
+                ir.RankedTensorType(v.type).element_type for v in (op.operands[0], op.results[0])])
         for op, (callee, kind, batch, lengths) in found:
             _rewrite(op, callee, kind, batch, lengths, threads)
 

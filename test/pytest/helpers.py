@@ -85,3 +85,35 @@ def lowered_op_counts(fn, sizes, tmp_path, capsys, loop_op: str) -> list[int]:
         counts.append(len(re.findall(r"^\s*(?:%\S+ = )?\"?[a-z_]+\.[a-z_.]+", out, re.M)))
     return counts
 
+
+def single_call_program(body: str) -> str:
+    """A @main around one `%0:N = stablehlo.custom_call ... : (arg) -> (results)` line:
+    its argument `%a`, its N results returned."""
+    import re
+
+    arg = re.search(r"\((tensor<[^)]*?>)\) ->", body).group(1)
+    results = re.search(r"-> \((.*)\)$", body).group(1)
+    count = results.count("tensor<")
+    return (f"func.func @main(%a: {arg}) -> ({results}) {{\n  {body}\n"
+            f"  return {', '.join(f'%0#{i}' for i in range(count))} : {results}\n}}\n")
+
+
+# A script that runs a saved artifact in a process where the compiler cannot be
+# imported: `python loader.py ARTIFACT INPUTS.npz OUT.npz` writes the outputs as
+# arr_0, arr_1, ... and prints the mlxc/torch_mlir/jax modules it loaded.
+NO_COMPILER_LOADER = r"""
+import sys, numpy as np
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch_mlir", "jax", "jaxlib"):
+            raise ImportError("blocked: " + name)
+sys.meta_path.insert(0, Block())
+import mlxc
+exe = mlxc.load(sys.argv[1])
+data = np.load(sys.argv[2])
+out = exe(*[data[f"arr_{i}"] for i in range(len(data.files))])
+out = out if isinstance(out, tuple) else (out,)
+np.savez(sys.argv[3], *out)
+loaded = sorted(m for m in sys.modules if m.startswith(("mlxc", "torch_mlir", "jax")))
+print(" ".join(loaded))
+"""

@@ -21,7 +21,7 @@ import pytest
 
 import mlxc
 from corpus import PROGRAMS
-from helpers import as_tuple, assert_matches, export_program
+from helpers import NO_COMPILER_LOADER, as_tuple, assert_matches, export_program
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BY_NAME = {p.name: p for p in PROGRAMS}
@@ -167,31 +167,13 @@ def test_dynamic_program_save_says_what_to_do(tmp_path):
                                   np.full(3, 2, np.float32))
 
 
-# Loading without the compiler.
-
-_LOADER = r"""
-import sys, numpy as np
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("torch_mlir", "jax", "jaxlib"):
-            raise ImportError("blocked: " + name)
-sys.meta_path.insert(0, Block())
-import mlxc
-exe = mlxc.load(sys.argv[1])
-data = np.load(sys.argv[2])
-out = exe(*[data[f"arr_{i}"] for i in range(len(data.files))])
-out = out if isinstance(out, tuple) else (out,)
-np.savez(sys.argv[3], *out)
-loaded = sorted(m for m in sys.modules if m.startswith(("mlxc", "torch_mlir", "jax")))
-print(" ".join(loaded))
-"""
-
+# Loading without the compiler (helpers.NO_COMPILER_LOADER).
 
 def _save_with_inputs(tmp_path, name):
     prog, args, text, ref = _program(name)
     mlxc.compile(text).save(tmp_path / "model.so")
     np.savez(tmp_path / "inputs.npz", *args)
-    (tmp_path / "loader.py").write_text(_LOADER)
+    (tmp_path / "loader.py").write_text(NO_COMPILER_LOADER)
     return prog, ref
 
 

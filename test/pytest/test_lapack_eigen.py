@@ -20,7 +20,8 @@ from jax import lax
 from scipy.optimize import linear_sum_assignment
 
 import mlxc
-from helpers import LINALG_DTYPES, LINALG_IDS, export_program, lowered_op_counts
+from helpers import (LINALG_DTYPES, LINALG_IDS, export_program, lowered_op_counts,
+                     single_call_program)
 
 DTYPES, IDS = LINALG_DTYPES, LINALG_IDS
 
@@ -202,10 +203,5 @@ def test_loop_not_unrolled(fn, tmp_path, capsys):
      r"tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>\), got \(tensor<3xf32>, tensor<3x3xf32>"),
 ])
 def test_errors(body, message):
-    arg = re.search(r"\((tensor<[^)]*?>)\) ->", body).group(1)
-    results = re.search(r"-> \((.*)\)$", body).group(1)
-    count = results.count("tensor<")
-    text = (f"func.func @main(%a: {arg}) -> ({results}) {{\n  {body}\n"
-            f"  return {', '.join(f'%0#{i}' for i in range(count))} : {results}\n}}\n")
     with pytest.raises(mlxc.CompileError, match=message):
-        mlxc.compile(text)
+        mlxc.compile(single_call_program(body))

@@ -17,7 +17,8 @@ from jax import lax
 
 import mlxc
 from helpers import (LINALG_DTYPES, LINALG_IDS, LINALG_RTOL, as_tuple, assert_matches,
-                     export_program, lowered_op_counts, random_array)
+                     export_program, lowered_op_counts, random_array,
+                     single_call_program)
 
 DTYPES, IDS = LINALG_DTYPES, LINALG_IDS
 RTOL = LINALG_RTOL
@@ -177,10 +178,5 @@ def test_loop_not_unrolled(fn, tmp_path, capsys):
      r"tensor<3xf64>, tensor<i32>\), got \(tensor<4x4xf64>, tensor<4xf64>, tensor<i32>\)"),
 ])
 def test_errors(body, message):
-    arg = re.search(r"\((tensor<[^)]*?>)\) ->", body).group(1)
-    results = re.search(r"-> \((.*)\)$", body).group(1)
-    count = results.count("tensor<")
-    text = (f"func.func @main(%a: {arg}) -> ({results}) {{\n  {body}\n"
-            f"  return {', '.join(f'%0#{i}' for i in range(count))} : {results}\n}}\n")
     with pytest.raises(mlxc.CompileError, match=message):
-        mlxc.compile(text)
+        mlxc.compile(single_call_program(body))

@@ -13,7 +13,7 @@ import pytest
 from jax import lax
 
 import mlxc
-from helpers import export_program
+from helpers import NO_COMPILER_LOADER, export_program
 from mlxc.passes import library_ffts
 
 COMPLEX = {"f32": np.complex64, "f64": np.complex128}
@@ -168,18 +168,6 @@ def test_compile_time_is_small(capsys):
         print(f"\nFFT [64] of 16 rows: compiled in {seconds:.3f} s")
 
 
-_LOADER = r"""
-import sys, numpy as np
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("torch_mlir", "jax", "jaxlib"):
-            raise ImportError("blocked: " + name)
-sys.meta_path.insert(0, Block())
-import mlxc
-np.save(sys.argv[3], mlxc.load(sys.argv[1])(np.load(sys.argv[2])))
-"""
-
-
 def test_saved_artifact_runs_the_kernel(tmp_path):
     # exe.save() compiles the runtime's sources into the artifact: the FFT goes with it,
     # and runs in a process that has no compiler (as test_aot.py loads artifacts).
@@ -190,10 +178,11 @@ def test_saved_artifact_runs_the_kernel(tmp_path):
     path = tmp_path / "rfft2.so"
     mlxc.compile(text).save(path)
     assert _same_bits(mlxc.load(path)(x), expected)
-    np.save(tmp_path / "x.npy", x)
-    (tmp_path / "loader.py").write_text(_LOADER)
+    np.savez(tmp_path / "x.npz", x)
+    (tmp_path / "loader.py").write_text(NO_COMPILER_LOADER)
     proc = subprocess.run([sys.executable, str(tmp_path / "loader.py"), str(path),
-                           str(tmp_path / "x.npy"), str(tmp_path / "out.npy")],
+                           str(tmp_path / "x.npz"), str(tmp_path / "out.npz")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert _same_bits(np.load(tmp_path / "out.npy"), expected)
+    with np.load(tmp_path / "out.npz") as out:
+        assert _same_bits(out["arr_0"], expected)

@@ -1207,20 +1207,22 @@ MLXC_EXPORT int mlxc_fft_supported(int64_t n, int32_t real) {
 static double (*volatile cos_fn)(double) = cos;
 static double (*volatile sin_fn)(double) = sin;
 
-/* exp(2 pi i x / n) in double, from the cos and sin of an angle below pi / 4. */
+/* exp(2 pi i x / n) in double, from the cos and sin of an angle below pi / 4; the
+ * lower half plane is the conjugate of the upper (x -> n - x). */
 static void octant_root(int64_t x, int64_t n, double ang, double *re, double *im) {
   x <<= 3;
-  if (x < 4 * n) { /* upper half plane */
-    if (x < 2 * n) {
-      if (x < n) {
-        *re = cos_fn((double)x * ang);
-        *im = sin_fn((double)x * ang);
-      } else {
-        *re = sin_fn((double)(2 * n - x) * ang);
-        *im = cos_fn((double)(2 * n - x) * ang);
-      }
-      return;
+  int lower = x >= 4 * n;
+  if (lower)
+    x = 8 * n - x;
+  if (x < 2 * n) {
+    if (x < n) {
+      *re = cos_fn((double)x * ang);
+      *im = sin_fn((double)x * ang);
+    } else {
+      *re = sin_fn((double)(2 * n - x) * ang);
+      *im = cos_fn((double)(2 * n - x) * ang);
     }
+  } else {
     x -= 2 * n;
     if (x < n) {
       *re = -sin_fn((double)x * ang);
@@ -1229,27 +1231,9 @@ static void octant_root(int64_t x, int64_t n, double ang, double *re, double *im
       *re = -cos_fn((double)(2 * n - x) * ang);
       *im = sin_fn((double)(2 * n - x) * ang);
     }
-    return;
   }
-  x = 8 * n - x;
-  if (x < 2 * n) {
-    if (x < n) {
-      *re = cos_fn((double)x * ang);
-      *im = -sin_fn((double)x * ang);
-    } else {
-      *re = sin_fn((double)(2 * n - x) * ang);
-      *im = -cos_fn((double)(2 * n - x) * ang);
-    }
-    return;
-  }
-  x -= 2 * n;
-  if (x < n) {
-    *re = -sin_fn((double)x * ang);
-    *im = -cos_fn((double)x * ang);
-  } else {
-    *re = -cos_fn((double)(2 * n - x) * ang);
-    *im = -sin_fn((double)(2 * n - x) * ang);
-  }
+  if (lower)
+    *im = -*im;
 }
 
 /* out[2k], out[2k+1] = exp(2 pi i k / n) for 0 <= k < n, each the double product of
@@ -1363,40 +1347,19 @@ static void checked(int rc, const char *name) {
   }
 }
 
-MLXC_EXPORT void mlxc_fft_c64(const void *in, void *out, int64_t batch, int64_t n0,
-                              int64_t n1, int64_t n2, int32_t rank, int32_t kind,
-                              int32_t threads) {
-  checked(mlxc_fft_f32(in, out, batch, n0, n1, n2, rank, kind, threads), "mlxc_fft_c64");
-}
+/* One entry point per operand/result element-type pair (an MLIR declaration has one
+ * signature); each runs the whole transform of its precision. */
+#define MLXC_FFT_ENTRY(name, impl)                                                     \
+  MLXC_EXPORT void name(const void *in, void *out, int64_t batch, int64_t n0, int64_t n1, \
+                        int64_t n2, int32_t rank, int32_t kind, int32_t threads) {      \
+    checked(impl(in, out, batch, n0, n1, n2, rank, kind, threads), #name);            \
+  }
 
-MLXC_EXPORT void mlxc_fft_c128(const void *in, void *out, int64_t batch, int64_t n0,
-                               int64_t n1, int64_t n2, int32_t rank, int32_t kind,
-                               int32_t threads) {
-  checked(mlxc_fft_f64(in, out, batch, n0, n1, n2, rank, kind, threads), "mlxc_fft_c128");
-}
-
-MLXC_EXPORT void mlxc_rfft_f32(const void *in, void *out, int64_t batch, int64_t n0,
-                               int64_t n1, int64_t n2, int32_t rank, int32_t kind,
-                               int32_t threads) {
-  checked(mlxc_fft_f32(in, out, batch, n0, n1, n2, rank, kind, threads), "mlxc_rfft_f32");
-}
-
-MLXC_EXPORT void mlxc_rfft_f64(const void *in, void *out, int64_t batch, int64_t n0,
-                               int64_t n1, int64_t n2, int32_t rank, int32_t kind,
-                               int32_t threads) {
-  checked(mlxc_fft_f64(in, out, batch, n0, n1, n2, rank, kind, threads), "mlxc_rfft_f64");
-}
-
-MLXC_EXPORT void mlxc_irfft_f32(const void *in, void *out, int64_t batch, int64_t n0,
-                                int64_t n1, int64_t n2, int32_t rank, int32_t kind,
-                                int32_t threads) {
-  checked(mlxc_fft_f32(in, out, batch, n0, n1, n2, rank, kind, threads), "mlxc_irfft_f32");
-}
-
-MLXC_EXPORT void mlxc_irfft_f64(const void *in, void *out, int64_t batch, int64_t n0,
-                                int64_t n1, int64_t n2, int32_t rank, int32_t kind,
-                                int32_t threads) {
-  checked(mlxc_fft_f64(in, out, batch, n0, n1, n2, rank, kind, threads), "mlxc_irfft_f64");
-}
+MLXC_FFT_ENTRY(mlxc_fft_c64, mlxc_fft_f32)
+MLXC_FFT_ENTRY(mlxc_fft_c128, mlxc_fft_f64)
+MLXC_FFT_ENTRY(mlxc_rfft_f32, mlxc_fft_f32)
+MLXC_FFT_ENTRY(mlxc_rfft_f64, mlxc_fft_f64)
+MLXC_FFT_ENTRY(mlxc_irfft_f32, mlxc_fft_f32)
+MLXC_FFT_ENTRY(mlxc_irfft_f64, mlxc_fft_f64)
 
 #endif

@@ -26,26 +26,24 @@ def _angle_step(n: int) -> float:
 
 
 def _octant_root(x: int, n: int, ang: float) -> tuple[float, float]:
-    """exp(2 pi i x / n) in double, from the cos and sin of an angle below pi / 4."""
+    """exp(2 pi i x / n) in double, from the cos and sin of an angle below pi / 4; the
+    lower half plane is the conjugate of the upper (x -> n - x)."""
     x <<= 3
-    if x < 4 * n:  # upper half plane
-        if x < 2 * n:
-            if x < n:
-                return math.cos(x * ang), math.sin(x * ang)
-            return math.sin((2 * n - x) * ang), math.cos((2 * n - x) * ang)
-        x -= 2 * n
-        if x < n:
-            return -math.sin(x * ang), math.cos(x * ang)
-        return -math.cos((2 * n - x) * ang), math.sin((2 * n - x) * ang)
-    x = 8 * n - x
+    lower = x >= 4 * n
+    if lower:
+        x = 8 * n - x
     if x < 2 * n:
         if x < n:
-            return math.cos(x * ang), -math.sin(x * ang)
-        return math.sin((2 * n - x) * ang), -math.cos((2 * n - x) * ang)
-    x -= 2 * n
-    if x < n:
-        return -math.sin(x * ang), -math.cos(x * ang)
-    return -math.cos((2 * n - x) * ang), -math.sin((2 * n - x) * ang)
+            re, im = math.cos(x * ang), math.sin(x * ang)
+        else:
+            re, im = math.sin((2 * n - x) * ang), math.cos((2 * n - x) * ang)
+    else:
+        x -= 2 * n
+        if x < n:
+            re, im = -math.sin(x * ang), math.cos(x * ang)
+        else:
+            re, im = -math.cos((2 * n - x) * ang), math.sin((2 * n - x) * ang)
+    return (re, -im) if lower else (re, im)
 
 
 class UnityRoots:

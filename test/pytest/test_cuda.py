@@ -3,10 +3,13 @@ ptxas), the loop mapping's numbers (run on the CPU), the LLVM IR hand-over betwe
 MLIR's LLVM and llvmlite's, and the runtime's behaviour without a driver. On a
 machine with a GPU the corpus also runs on it and is compared with JAX."""
 
+import ctypes
+
 import jax
 import numpy as np
 import pytest
 
+import fake_cuda
 import mlxc
 from corpus import PROGRAMS
 from helpers import assert_matches, export_program
@@ -189,79 +192,6 @@ def test_corpus_runs_on_the_gpu(program):
         np.testing.assert_array_equal(before, after)
 
 
-class _FakeDriver:
-    """The driver API calls the runtime makes, on host memory; kernels are Python."""
-
-    def __init__(self, kernels):
-        import ctypes
-
-        self.ctypes = ctypes
-        self.kernels = kernels
-        self.live: dict[int, object] = {}
-        self.launches: list = []
-        self.loaded: list = []
-
-    def _ok(self, *values):
-        return (0, *values)
-
-    cuInit = cuCtxSetCurrent = cuCtxSynchronize = cuStreamSynchronize = cuStreamDestroy = \
-        lambda self, *a: (0,)
-
-    def cuDeviceGetCount(self):
-        return self._ok(1)
-
-    def cuDeviceGet(self, i):
-        return self._ok(i)
-
-    def cuDevicePrimaryCtxRetain(self, dev):
-        return self._ok("ctx")
-
-    def cuStreamCreate(self, flags):
-        return self._ok("stream")
-
-    def cuModuleLoadData(self, address):
-        self.loaded.append(self.ctypes.string_at(address).decode())
-        return self._ok("module")
-
-    def cuModuleGetFunction(self, module, name):
-        return self._ok(name.decode())
-
-    def cuMemAlloc(self, nbytes):
-        buf = self.ctypes.create_string_buffer(nbytes)
-        self.live[self.ctypes.addressof(buf)] = buf
-        return self._ok(self.ctypes.addressof(buf))
-
-    def cuMemFree(self, ptr):
-        del self.live[ptr]
-        return (0,)
-
-    def cuMemcpyHtoDAsync(self, dst, src, n, stream):
-        assert dst in self.live
-        self.ctypes.memmove(dst, src, n)
-        return (0,)
-
-    def cuMemcpyDtoHAsync(self, dst, src, n, stream):
-        assert src in self.live
-        self.ctypes.memmove(dst, src, n)
-        return (0,)
-
-    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
-        n_args = len(self.kernels[function][1])
-        cells = np.frombuffer(self.ctypes.string_at(params, 8 * n_args), np.uint64)
-        pointers = [int(np.frombuffer(self.ctypes.string_at(int(c), 8), np.uint64)[0]) for c in cells]
-        self.launches.append((function, (gx, gy, gz), (bx, by, bz)))
-        self.kernels[function][0](*pointers)
-        return (0,)
-
-
-def _array_at(address: int, shape, dtype=np.float32):
-    import ctypes
-
-    count = int(np.prod(shape))
-    raw = (ctypes.c_char * (count * np.dtype(dtype).itemsize)).from_address(address)
-    return np.frombuffer(raw, dtype).reshape(shape)
-
-
 def test_runtime_runs_a_launch_plan(monkeypatch):
     """Buffers, uploads, launches with their pointers, constants and downloads, against a
     driver stand-in whose kernels are numpy (the PTX itself needs a GPU)."""
@@ -276,14 +206,14 @@ def test_runtime_runs_a_launch_plan(monkeypatch):
     # Check the plumbing rather than the kernels: each pointer passed is a live buffer
     # of the size the plan says, the kernels run in order, and temporaries are freed.
     calls = []
-    fake = _FakeDriver({})
+    fake = fake_cuda.FakeDriver({})
     sizes = {}
 
     def kernel_for(step):
         def run(*pointers):
             for p, arg in zip(pointers, step[4]):
                 assert p in fake.live, f"{step[1]}: argument {arg} is not a live device buffer"
-                assert fake.ctypes.sizeof(fake.live[p]) == sizes[arg], (step[1], arg)
+                assert ctypes.sizeof(fake.live[p]) == sizes[arg], (step[1], arg)
             calls.append(step[1])
         return run, step[4]
 
@@ -296,8 +226,7 @@ def test_runtime_runs_a_launch_plan(monkeypatch):
     for k, c in enumerate(exe.plan["constants"]):
         sizes[("const", k)] = c.nbytes
     fake.kernels = {s[1]: kernel_for(s) for s in launches}
-    monkeypatch.setattr(cuda_runtime, "_driver", fake)
-    monkeypatch.setattr(cuda_runtime, "_contexts", {})
+    fake_cuda.install(monkeypatch, fake)
     x = np.ones(1000, np.float32)
     out = exe(x)
     assert calls == [s[1] for s in launches]
@@ -314,11 +243,10 @@ def test_runtime_moves_data_through_a_kernel(monkeypatch):
     assert args == [("buffer", 0), ("buffer", 1)]
 
     def add_one(x_ptr, y_ptr):
-        _array_at(y_ptr, (3, 4))[...] = _array_at(x_ptr, (3, 4)) + 1
+        fake_cuda.array_at(y_ptr, (3, 4))[...] = fake_cuda.array_at(x_ptr, (3, 4)) + 1
 
-    fake = _FakeDriver({kernel: (add_one, args)})
-    monkeypatch.setattr(cuda_runtime, "_driver", fake)
-    monkeypatch.setattr(cuda_runtime, "_contexts", {})
+    fake = fake_cuda.FakeDriver({kernel: (add_one, args)})
+    fake_cuda.install(monkeypatch, fake)
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     np.testing.assert_array_equal(exe(x), x + 1)
     assert fake.launches == [(kernel, grid, block)]
@@ -389,7 +317,7 @@ def test_runtime_timing_reuses_temporaries(monkeypatch):
     allocs = [s for s in exe.plan["steps"] if s[0] == "alloc"]
     assert allocs, "the split reduction needs partial-result buffers"
     launches = [s for s in exe.plan["steps"] if s[0] == "launch"]
-    fake = _FakeDriver({s[1]: ((lambda *p: None), s[4]) for s in launches})
+    fake = fake_cuda.FakeDriver({s[1]: ((lambda *p: None), s[4]) for s in launches})
     counted = {"alloc": 0}
     real_alloc = fake.cuMemAlloc
 
@@ -398,13 +326,28 @@ def test_runtime_timing_reuses_temporaries(monkeypatch):
         return real_alloc(n)
 
     fake.cuMemAlloc = counting_alloc
-    monkeypatch.setattr(cuda_runtime, "_driver", fake)
-    monkeypatch.setattr(cuda_runtime, "_contexts", {})
+    fake_cuda.install(monkeypatch, fake)
     assert exe.time(np.ones(1 << 16, np.float32), repeat=5) > 0
     # inputs and outputs, then the temporaries once: not once per run
     assert counted["alloc"] == 2 + len(allocs)
     assert not fake.live
     assert len(fake.launches) == 6 * len(launches)
+
+
+def test_runtime_timing_replays_a_captured_graph(monkeypatch):
+    """graph=True captures the plan's launches once (none runs while captured) and
+    replays them; the pointers are those of the same buffers as in a plain run."""
+    src = export_program(lambda x: jax.numpy.tanh(x).sum(), np.ones(1 << 16, np.float32))[0]
+    exe = mlxc.compile(src, target="cuda")
+    launches = [s for s in exe.plan["steps"] if s[0] == "launch"]
+    seen = []
+    fake = fake_cuda.FakeDriver({s[1]: ((lambda *p: seen.append(p)), s[4]) for s in launches})
+    fake_cuda.install(monkeypatch, fake)
+    assert exe.time(np.ones(1 << 16, np.float32), repeat=3, graph=True) > 0
+    assert len(fake.launches) == 4 * len(launches)  # the warm-up run, then 3 replays
+    n = len(launches)
+    assert seen[n:2 * n] == seen[:n] == seen[-n:]   # replays pass the warm-up's buffers
+    assert fake.capturing is None and not fake.live
 
 
 def test_dumps_resume_after_the_gpu_stages(tmp_path):

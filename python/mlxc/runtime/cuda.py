@@ -225,6 +225,28 @@ class Stream:
         check(driver().cuStreamDestroy(self.handle), "cuStreamDestroy")
 
 
+class _Graph:
+    """The launches that `enqueue()` queues on `stream`, captured once as a CUDA graph."""
+
+    def __init__(self, enqueue, stream: Stream):
+        drv = driver()
+        check(drv.cuStreamBeginCapture(stream.handle,
+                                       drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED),
+              "cuStreamBeginCapture")
+        try:
+            enqueue()
+        finally:
+            self.graph = check(drv.cuStreamEndCapture(stream.handle), "cuStreamEndCapture")
+        self.exec = check(drv.cuGraphInstantiate(self.graph, 0), "cuGraphInstantiate")
+
+    def launch(self, stream: Stream) -> None:
+        check(driver().cuGraphLaunch(self.exec, stream.handle), "cuGraphLaunch")
+
+    def destroy(self) -> None:
+        check(driver().cuGraphExecDestroy(self.exec), "cuGraphExecDestroy")
+        check(driver().cuGraphDestroy(self.graph), "cuGraphDestroy")
+
+
 class Module:
     """PTX loaded into the current context (the driver compiles it for the GPU)."""
 
@@ -289,31 +311,37 @@ class CudaExecutable:
         return self
 
     def _run(self, buffers: dict, stream: Stream, scratch: Optional[dict] = None) -> None:
-        """Run the plan's steps on `stream`; temporaries come from `scratch` when given
-        (kept for the next run), else are allocated and freed here."""
-        owned = []
+        """Run the plan's steps on `stream` and wait for them; temporaries come from
+        `scratch` when given (kept for the next run), else are allocated and freed here."""
+        owned: list[Buffer] = []
         try:
-            for step in self.plan["steps"]:
-                if step[0] == "alloc":
-                    if scratch is not None:
-                        if step[1] not in scratch:
-                            scratch[step[1]] = Buffer(step[2])
-                        buffers[step[1]] = scratch[step[1]]
-                    else:
-                        buffers[step[1]] = Buffer(step[2])
-                        owned.append(buffers[step[1]])
-                elif step[0] == "free":
-                    pass  # freed after the stream finishes: launches are asynchronous
-                else:
-                    _, kernel, grid, block, args = step
-                    values = [buffers[a[1]].ptr if a[0] == "buffer" else
-                              self._constants[a[1]].ptr if a[0] == "const" else
-                              _SCALARS.get(a[0], np.int64)(a[1]) for a in args]
-                    launch(self._module.function(kernel), grid, block, values, stream.handle)
+            self._enqueue(buffers, stream, scratch, owned)
             stream.synchronize()
         finally:
             for buf in owned:
                 buf.free()
+
+    def _enqueue(self, buffers: dict, stream: Stream, scratch: Optional[dict],
+                 owned: list) -> None:
+        """Queue the plan's launches on `stream` without waiting; temporaries it allocates
+        go to `owned`, for the caller to free once the stream has finished."""
+        for step in self.plan["steps"]:
+            if step[0] == "alloc":
+                if scratch is not None:
+                    if step[1] not in scratch:
+                        scratch[step[1]] = Buffer(step[2])
+                    buffers[step[1]] = scratch[step[1]]
+                else:
+                    buffers[step[1]] = Buffer(step[2])
+                    owned.append(buffers[step[1]])
+            elif step[0] == "free":
+                pass  # freed after the stream finishes: launches are asynchronous
+            else:
+                _, kernel, grid, block, args = step
+                values = [buffers[a[1]].ptr if a[0] == "buffer" else
+                          self._constants[a[1]].ptr if a[0] == "const" else
+                          _SCALARS.get(a[0], np.int64)(a[1]) for a in args]
+                launch(self._module.function(kernel), grid, block, values, stream.handle)
 
     def __call__(self, *args):
         self.load()
@@ -337,26 +365,48 @@ class CudaExecutable:
             stream.destroy()
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    def time(self, *args, repeat: int = 20) -> float:
-        """Median seconds per run with inputs already on the GPU: launches and kernels,
-        not host transfers nor allocations (temporaries are reused between runs)."""
+    def time(self, *args, repeat: int = 20, graph: bool = False) -> float:
+        """Median seconds per run with inputs already on the GPU, between CUDA events
+        recorded before the first launch and after the last: the kernels and the gaps
+        between them, not host transfers nor allocations (temporaries are reused).
+
+        The launches are queued from Python, so a program of many small kernels also
+        pays the host's time per launch. With `graph=True` they are captured once into
+        a CUDA graph and each run replays it: the kernels alone, as XLA's command
+        buffers run them."""
         self.load()
         arrays = [coerce(a, spec, i, dt) for i, (a, spec, dt)
                   in enumerate(zip(args, self.signature.inputs, self._in_dtypes))]
         sizes = [a.nbytes for a in arrays] + [t.nbytes for t in self.signature.outputs]
+        drv = driver()
         stream = Stream()
         buffers = {i: Buffer(n) for i, n in enumerate(sizes)}
         scratch: dict = {}  # temporaries allocated once, as a caching allocator would
+        events = [check(drv.cuEventCreate(0), "cuEventCreate") for _ in range(2)]
+        replay = None
         try:
             for i, a in enumerate(arrays):
                 buffers[i].upload(a, stream.handle)
             self._run(dict(buffers), stream, scratch)  # warm-up: allocations, caches
+            if graph:
+                replay = _Graph(lambda: self._enqueue(dict(buffers), stream, scratch, []), stream)
             times = []
             for _ in range(repeat):
-                start = time.perf_counter()
-                self._run(dict(buffers), stream, scratch)
-                times.append(time.perf_counter() - start)
+                check(drv.cuEventRecord(events[0], stream.handle), "cuEventRecord")
+                if replay is not None:
+                    replay.launch(stream)
+                else:
+                    self._enqueue(dict(buffers), stream, scratch, [])
+                check(drv.cuEventRecord(events[1], stream.handle), "cuEventRecord")
+                check(drv.cuEventSynchronize(events[1]), "cuEventSynchronize")
+                times.append(check(drv.cuEventElapsedTime(events[0], events[1]),
+                                   "cuEventElapsedTime") / 1e3)
         finally:
+            stream.synchronize()
+            if replay is not None:
+                replay.destroy()
+            for event in events:
+                check(drv.cuEventDestroy(event), "cuEventDestroy")
             for buf in list(buffers.values()) + list(scratch.values()):
                 buf.free()
             stream.destroy()

@@ -31,13 +31,13 @@ func.func @max_all(%x: memref<65536xf32>, %y: memref<f32>) {
 
 // -----
 
-// Row sums (many outputs, reduced along the contiguous dimension) split by a warp:
-// 32 partial sums per row, so that a warp reads 32 neighbouring elements.
+// Row sums of 4096 rows: 64 partial sums per row fill the GPU (2^18 threads), s
+// varying fastest so that a warp reads neighbouring elements.
 // CHECK-LABEL: func.func @rows
-// CHECK: %[[P:.*]] = memref.alloc() : memref<4096x32xf32>
-// CHECK: memref.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [4096, 128, 32]
-// CHECK: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : memref<4096x128x32xf32>) outs(%[[P]] : memref<4096x32xf32>)
-// CHECK: iterator_types = ["parallel", "reduction"]} ins(%[[P]] : memref<4096x32xf32>) outs(%arg1 : memref<4096xf32>)
+// CHECK: %[[P:.*]] = memref.alloc() : memref<4096x64xf32>
+// CHECK: memref.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [4096, 64, 64]
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : memref<4096x64x64xf32>) outs(%[[P]] : memref<4096x64xf32>)
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%[[P]] : memref<4096x64xf32>) outs(%arg1 : memref<4096xf32>)
 #m2 = affine_map<(d0, d1) -> (d0, d1)>
 #m1 = affine_map<(d0, d1) -> (d0)>
 func.func @rows(%x: memref<4096x4096xf32>, %y: memref<4096xf32>) {
@@ -52,12 +52,35 @@ func.func @rows(%x: memref<4096x4096xf32>, %y: memref<4096xf32>) {
 
 // -----
 
-// Column sums already give each warp neighbouring elements; a body that is not
-// `combine(value, out)` is left alone too.
+// Rows enough for the GPU (65536), each still read by one thread 32 rows apart from
+// its neighbours': split by a warp, so that a warp reads 32 neighbouring elements.
+// CHECK-LABEL: func.func @many_rows
+// CHECK: %[[P:.*]] = memref.alloc() : memref<65536x32xf32>
+// CHECK: memref.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [65536, 32, 32]
+// CHECK: ins(%[[P]] : memref<65536x32xf32>) outs(%arg1 : memref<65536xf32>)
+#r2 = affine_map<(d0, d1) -> (d0, d1)>
+#r1 = affine_map<(d0, d1) -> (d0)>
+func.func @many_rows(%x: memref<65536x1024xf32>, %y: memref<65536xf32>) {
+  linalg.generic {indexing_maps = [#r2, #r1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<65536x1024xf32>) outs(%y : memref<65536xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Column sums of 4096 columns: 64 partials per column, stored [s, column] and with
+// the columns varying fastest across threads, so that a warp reads 32 neighbouring
+// elements of a row (element q * 64 + s of a column goes to partial s). A body that
+// is not `combine(value, out)` is left alone.
 // CHECK-LABEL: func.func @columns
-// CHECK-NOT: memref.alloc
-// CHECK: linalg.generic
-// CHECK-NOT: linalg.generic
+// CHECK: %[[P:.*]] = memref.alloc() : memref<64x4096xf32>
+// CHECK: %[[V:.*]] = memref.expand_shape %arg0 {{\[\[}}0, 1], [2]] output_shape [64, 64, 4096]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[V]] : memref<64x64x4096xf32>) outs(%[[P]] : memref<64x4096xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[P]] : memref<64x4096xf32>) outs(%arg1 : memref<4096xf32>)
 // CHECK-LABEL: func.func @not_a_combiner
 // CHECK-NOT: memref.alloc
 #t2 = affine_map<(d0, d1) -> (d1, d0)>

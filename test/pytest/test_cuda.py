@@ -304,6 +304,8 @@ def test_cuda_pipeline_prints_and_parses_back():
     (lambda x: x.max(), (4096, 64)),             # one output: a tree of partials
     (lambda x: (x * x).sum(0), (1500, 3)),       # few outputs, fused square, 1500 = 30 x 50
     (lambda x: x.min(1), (3, 65536)),
+    (lambda x: x.sum(0), (4096, 300)),           # columns: partials [s, column]
+    (lambda x: x.mean((0, 2)), (512, 5, 96)),    # two reduced dims, the longest split
 ])
 def test_split_reductions_match_numpy_on_cpu(fn, shape):
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)

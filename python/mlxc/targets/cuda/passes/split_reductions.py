@@ -1,16 +1,21 @@
 """mlxc-gpu-split-reductions: a reduction to few outputs becomes a tree of reductions.
 
 After the mapping, one thread computes each output element, so `x.sum()` would run
-on one thread. A linalg.generic with few outputs and a long reduction dimension R is
-split in two generics: the first reduces R = Q x S into S partial results per output
-(element `q * S + s` goes to partial `s`, through an expand_shape view of the input,
-so neighbouring threads read neighbouring elements) in a temporary initialised with the combiner's neutral element; the second
-combines the partials into the original output, keeping its initial value. The pass
-repeats on the second generic until the reductions are short, so a sum over 4M
-elements becomes kernels of 32768, 1024, 32 and 1 threads: no atomics, no barriers,
-and the same result on any machine (floating-point sums are reassociated, as in XLA).
-A reduction with many outputs along its innermost, contiguous dimension (row sums) is
-split by 32 instead, so that the threads of a warp read neighbouring elements.
+on one thread and a column sum on as many threads as columns. A linalg.generic whose
+outputs are fewer than the threads a large GPU runs at once (TARGET_THREADS) and whose
+longest reduction dimension R is long is split in two generics: the first reduces
+R = Q x S into S partial results per output (element `q * S + s` goes to partial `s`,
+through an expand_shape view of the input) in a temporary initialised with the
+combiner's neutral element; the second combines the partials into the original
+output, keeping its initial value. Neighbouring threads read neighbouring elements:
+when R is the input's contiguous dimension (a row or whole-array sum) s varies
+fastest across threads, else (a column sum) the outputs do, the partials stored as
+[S, outputs]. The pass repeats on the second generic until the reductions are short,
+so a sum over 4M elements becomes kernels of 131072, 4096, 128 and 1 threads: no
+atomics, no barriers, and the same result on any machine (floating-point sums are
+reassociated, as in XLA). A reduction with enough outputs along its innermost,
+contiguous dimension (row sums of many rows) is split by 32 instead, so that the
+threads of a warp read neighbouring elements.
 
 Only reductions whose inputs index the split dimension plainly (no convolution
 windows, no strided views), and whose body ends in `yield combiner(value, out)`, with the output used
@@ -25,8 +30,7 @@ from .... import irutil
 from ...._mlir import ir
 from ....passes import PythonPass
 
-MAX_OUTPUTS = 1024        # more outputs than this already give enough threads
-TARGET_THREADS = 32768    # aim for this many partial results per reduction
+TARGET_THREADS = 1 << 18  # aim for this many threads: 132 multiprocessors x 2048 threads
 MIN_PER_THREAD = 32       # each partial reduces at least this many elements
 WARP = 32
 
@@ -150,30 +154,35 @@ def _split(generic) -> object:
     outputs = math.prod(extents[i] for i in parallel)
     if not reduction:
         return None
-    if outputs <= MAX_OUTPUTS:
-        d = max(reduction, key=lambda i: extents[i])
-        other = math.prod(extents[i] for i in reduction if i != d)
-        s_count = _split_factor(extents[d], outputs, other)
-    else:
+    inner = maps[0].results[-1] if maps[0].results else None
+    inner = ir.AffineDimExpr(inner).position \
+        if inner is not None and isinstance(inner.maybe_downcast(), ir.AffineDimExpr) else None
+    d = max(reduction, key=lambda i: extents[i])
+    other = math.prod(extents[i] for i in reduction if i != d)
+    s_count = _split_factor(extents[d], outputs, other)
+    if not s_count and inner in reduction:
         # Enough outputs for the GPU, but a thread per output walking a contiguous row
         # reads memory 32 rows apart across a warp: split the innermost reduction by
         # a warp instead, so that a warp reads 32 neighbouring elements.
-        inner = maps[0].results[-1] if maps[0].results else None
-        if inner is None or not isinstance(inner.maybe_downcast(), ir.AffineDimExpr):
-            return None
-        d = ir.AffineDimExpr(inner).position
+        d = inner
         long_enough = extents[d] >= WARP * MIN_PER_THREAD and extents[d] % WARP == 0
-        s_count = WARP if iterators[d] == "reduction" and long_enough else 0
+        s_count = WARP if long_enough else 0
     if not s_count:
         return None
+    # Neighbouring threads must read neighbouring elements: s varies fastest when d is
+    # the input's contiguous dimension (a row sum), else the outputs do (a column sum,
+    # its partials stored [s, outputs]).
+    s_outer = d != inner
 
-    # New loop order: the old parallel dims, s (parallel), then the old reduction dims
-    # with d standing for q. `old_dims[i]` is old dim i in terms of the new ones.
+    # New loop order: the old parallel dims and s (parallel; s first or last), then the
+    # old reduction dims with d standing for q. `old_dims[i]` is old dim i in terms of
+    # the new ones.
     new_n = len(iterators) + 1
-    position = {old: new for new, old in enumerate(parallel)}
-    s_dim = len(parallel)
+    position = {old: new + s_outer for new, old in enumerate(parallel)}
+    s_dim = 0 if s_outer else len(parallel)
+    first_reduction = len(parallel) + 1
     for k, old in enumerate(reduction):
-        position[old] = s_dim + 1 + k
+        position[old] = first_reduction + k
     dim = ir.AffineDimExpr.get
     old_dims = [dim(position[i]) for i in range(len(iterators))]
     substitute = ir.AffineMap.get(new_n, 0, old_dims)
@@ -191,7 +200,8 @@ def _split(generic) -> object:
     in_values = list(generic.opview.inputs)
     out_value = list(generic.opview.outputs)[0]
     elem = ir.MemRefType(out_value.type).element_type
-    partial_shape = [extents[i] for i in parallel] + [s_count]
+    partial_shape = [extents[i] for i in parallel]
+    partial_shape.insert(s_dim, s_count)
     partial_type = ir.MemRefType.get(partial_shape, elem)
     body = generic.regions[0].blocks[0]
     loc = generic.location
@@ -208,7 +218,7 @@ def _split(generic) -> object:
             ir.Operation.create("linalg.yield", operands=[fill_block.arguments[0]])
 
         # Stage 1: the original body into the partials.
-        partial_map = ir.AffineMap.get(new_n, 0, [dim(i) for i in range(s_dim + 1)])
+        partial_map = ir.AffineMap.get(new_n, 0, [dim(i) for i in range(first_reduction)])
         first_inputs, first_maps = [], []
         for value, amap, k in zip(in_values, maps[:-1], plans):
             results = [e.compose(substitute) for e in amap.results]
@@ -218,20 +228,25 @@ def _split(generic) -> object:
             first_inputs.append(value)
             first_maps.append(ir.AffineMap.get(new_n, 0, results))
         first = _generic(first_inputs, [partial], first_maps + [partial_map],
-                         ["parallel"] * (s_dim + 1) + ["reduction"] * len(reduction), loc)
+                         ["parallel"] * first_reduction + ["reduction"] * len(reduction), loc)
         block = ir.Block.create_at_start(first.regions[0], [a.type for a in body.arguments])
         mapping = dict(zip(body.arguments, block.arguments))
         with ir.InsertionPoint(block):
             irutil.clone_ops(body.operations, mapping)
 
         # Stage 2: combine the partials into the output, which keeps its initial value.
+        # Its loops: the old parallel dims, then s (the reduction).
         out_map = maps[-1]
-        keep = ir.AffineMap.get(s_dim + 1, 0, [dim(position[i]) if i in position and i in parallel
-                                               else dim(0) for i in range(len(iterators))])
+        n2 = len(parallel) + 1
+        order = {old: new for new, old in enumerate(parallel)}
+        keep = ir.AffineMap.get(n2, 0, [dim(order[i]) if i in order else dim(0)
+                                        for i in range(len(iterators))])
+        partial_dims = [dim(i) for i in range(len(parallel))]
+        partial_dims.insert(s_dim, dim(len(parallel)))
         second = _generic([partial], [out_value],
-                          [ir.AffineMap.get(s_dim + 1, 0, [dim(i) for i in range(s_dim + 1)]),
-                           ir.AffineMap.get(s_dim + 1, 0, [e.compose(keep) for e in out_map.results])],
-                          ["parallel"] * s_dim + ["reduction"], loc)
+                          [ir.AffineMap.get(n2, 0, partial_dims),
+                           ir.AffineMap.get(n2, 0, [e.compose(keep) for e in out_map.results])],
+                          ["parallel"] * len(parallel) + ["reduction"], loc)
         block2 = ir.Block.create_at_start(second.regions[0], [elem, elem])
         with ir.InsertionPoint(block2):
             args = [block2.arguments[0], block2.arguments[0]]

@@ -100,6 +100,12 @@ MICRO: list[GpuProgram] = [
     GpuProgram("matmul_f16_4096", "matmul", lambda a, b: a @ b,
                inputs(normal(4096, 4096, dtype=np.float16), normal(4096, 4096, dtype=np.float16)),
                2 * 4096 ** 3, rtol=1e-2, tensor_dtype="f16"),
+    GpuProgram("matmul_f32_odd", "matmul", lambda a, b: a @ b,
+               inputs(normal(1000, 999), normal(999, 1001)), 2 * 1000 * 999 * 1001),
+    GpuProgram("matmul_f32_tn", "matmul", lambda a, b: a.T @ b,
+               inputs(normal(2048, 2048), normal(2048, 2048)), 2 * 2048 ** 3),
+    GpuProgram("dense_3dx2d_f32", "matmul", lambda x, w: x @ w,
+               inputs(normal(8, 512, 1024), normal(1024, 1024)), 2 * 8 * 512 * 1024 * 1024),
     GpuProgram("bmm_f32_attention", "matmul", lambda q, k: jnp.einsum("bqd,bkd->bqk", q, k),
                inputs(normal(64, 512, 64), normal(64, 512, 64)), 2 * 64 * 512 * 512 * 64),
 ]

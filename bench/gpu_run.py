@@ -200,19 +200,68 @@ def run_poisoned(exe, arrays):
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def xla_time(fn, args, repeat: int, precision=None) -> float:
+def xla_time(fn, args, repeat: int, precision=None) -> tuple[float, float]:
+    """(seconds per call when calls are queued back to back, median seconds of one
+    synchronised call): the first hides JAX's dispatch behind the GPU's work."""
     import jax
 
     with jax.default_matmul_precision(precision) if precision else _nothing():
         f = jax.jit(fn)
         dev = [jax.device_put(a) for a in args]
         jax.block_until_ready(f(*dev))
-        times = []
+        single = []
         for _ in range(repeat):
             start = time.perf_counter()
             jax.block_until_ready(f(*dev))
-            times.append(time.perf_counter() - start)
-    return float(np.median(times))
+            single.append(time.perf_counter() - start)
+        queued = []
+        for _ in range(5):
+            start = time.perf_counter()
+            outs = [f(*dev) for _ in range(repeat)]
+            jax.block_until_ready(outs)
+            queued.append((time.perf_counter() - start) / repeat)
+            del outs
+    return float(np.median(queued)), float(np.median(single))
+
+
+def kernel_profile(exe, args, top: int = 6) -> list:
+    """The plan's slowest launches, timed one by one with CUDA events: [kernel, grid,
+    block, ms]. Costs a launch gap per kernel; for finding the kernel to work on."""
+    from mlxc.runtime import cuda
+
+    drv = cuda.driver()
+    arrays = [np.ascontiguousarray(a) for a in args]
+    stream = cuda.Stream()
+    sizes = [a.nbytes for a in arrays] + [t.nbytes for t in exe.signature.outputs]
+    buffers = {i: cuda.Buffer(n) for i, n in enumerate(sizes)}
+    scratch: dict = {}
+    events, steps = [], []
+    try:
+        for i, a in enumerate(arrays):
+            buffers[i].upload(a, stream.handle)
+        exe._run(dict(buffers), stream, scratch)
+
+        def mark(step=None):
+            event = cuda.check(drv.cuEventCreate(0), "cuEventCreate")
+            cuda.check(drv.cuEventRecord(event, stream.handle), "cuEventRecord")
+            events.append(event)
+            steps.append(step)
+
+        mark()
+        exe._enqueue(dict(buffers), stream, scratch, [], after_launch=mark)
+        stream.synchronize()
+        rows = []
+        for k in range(1, len(events)):
+            ms = cuda.check(drv.cuEventElapsedTime(events[k - 1], events[k]), "cuEventElapsedTime")
+            _, kernel, grid, block, _ = steps[k]
+            rows.append([kernel, list(grid), list(block), ms])
+    finally:
+        for event in events:
+            drv.cuEventDestroy(event)
+        for buf in list(buffers.values()) + list(scratch.values()):
+            buf.free()
+        stream.destroy()
+    return sorted(rows, key=lambda r: -r[3])[:top]
 
 
 class _nothing:
@@ -282,10 +331,12 @@ def run_one(bundle: str, entry: dict, opts) -> dict:
             row["graph_seconds"] = exe.time(*args, repeat=repeat, graph=True)
         except Exception as e:
             row["graph_error"] = f"{type(e).__name__}: {e}"[:300]
+        if entry["group"] in ("micro", "model"):
+            row["profile"] = kernel_profile(exe, args)
         if fn is not None and not opts.no_xla:
-            row["xla_seconds"] = xla_time(fn, args, repeat)
+            row["xla_seconds"], row["xla_call_seconds"] = xla_time(fn, args, repeat)
             if entry.get("kind") == "matmul" or entry["group"] == "model":
-                row["xla_highest_seconds"] = xla_time(fn, args, repeat, "highest")
+                row["xla_highest_seconds"] = xla_time(fn, args, repeat, "highest")[0]
         best = min(row["seconds"], row.get("graph_seconds", float("inf")))
         row["GB/s"] = entry["min_bytes"] / best / 1e9
         row["bandwidth_%peak"] = 100 * entry["min_bytes"] / best / PEAK_BANDWIDTH
@@ -305,18 +356,10 @@ def device_info(out_dir: str, copy_bytes: int) -> dict:
     info = {"device": str(dev), "peak_bandwidth_attr": dev.peak_bandwidth,
             "peak_fp32_attr": dev.peak_fp32_flops, "clock_khz": dev.clock_khz}
     try:  # the copy rate: a ceiling measured here rather than the datasheet's
-        import jax
         import jax.numpy as jnp
 
         x = jnp.ones((copy_bytes // 4,), jnp.float32)
-        f = jax.jit(lambda x: x + 1)
-        jax.block_until_ready(f(x))
-        times = []
-        for _ in range(10):
-            start = time.perf_counter()
-            jax.block_until_ready(f(x))
-            times.append(time.perf_counter() - start)
-        info["xla_copy_GB/s"] = 2 * x.nbytes / float(np.median(times)) / 1e9
+        info["xla_copy_GB/s"] = 2 * x.nbytes / xla_time(lambda x: x + 1, [x], 10)[0] / 1e9
         info["jax_devices"] = [str(d) for d in jax.devices()]
     except Exception as e:
         info["jax_error"] = f"{type(e).__name__}: {e}"[:300]
@@ -337,7 +380,8 @@ def table(rows: list[dict]) -> str:
                     lines.append(f"  {r['status']:13s} {r['name']:30s} "
                                  f"{(r.get('why') or r.get('error') or '')}"[:200])
     head = (f"{'program':26s} {'status':7s} {'err':>8s} {'ms':>9s} {'graph ms':>9s} "
-            f"{'XLA ms':>8s} {'vs XLA':>7s} {'GB/s':>7s} {'%HBM':>5s} {'TFLOP/s':>8s} {'%peak':>6s}")
+            f"{'XLA ms':>8s} {'vs XLA':>7s} {'XLA hi':>8s} {'GB/s':>7s} {'%HBM':>5s} "
+            f"{'TFLOP/s':>8s} {'%peak':>6s}")
     for g in ("micro", "model", "bench"):
         if not by[g]:
             continue
@@ -347,12 +391,18 @@ def table(rows: list[dict]) -> str:
             if "seconds" not in r:
                 lines.append(f"{r['name']:26s} {r['status']:7s} {(r.get('why') or r.get('error') or '')}"[:200])
                 continue
-            ms = lambda k: f"{r[k] * 1e3:9.3f}" if k in r else f"{'-':>9s}"  # noqa: E731
+            ms = lambda k, w=9: f"{r[k] * 1e3:{w}.3f}" if k in r else f"{'-':>{w}s}"  # noqa: E731
             lines.append(
                 f"{r['name']:26s} {r['status']:7s} {r.get('error', 0):8.1e} {ms('seconds')} "
-                f"{ms('graph_seconds')} {ms('xla_seconds')[1:]} {r.get('vs_xla', float('nan')):7.2f} "
-                f"{r['GB/s']:7.0f} {r['bandwidth_%peak']:5.1f} "
+                f"{ms('graph_seconds')} {ms('xla_seconds', 8)} {r.get('vs_xla', float('nan')):7.2f} "
+                f"{ms('xla_highest_seconds', 8)} {r['GB/s']:7.0f} {r['bandwidth_%peak']:5.1f} "
                 + (f"{r['TFLOP/s']:8.2f} {r['flops_%peak']:6.1f}" if "TFLOP/s" in r else ""))
+    slow = [r for r in rows if r.get("profile")]
+    if slow:
+        lines.append("\nslowest kernels (ms, one launch each):")
+        for r in slow:
+            top = ", ".join(f"{k}{tuple(g)}x{tuple(b)} {ms:.3f}" for k, g, b, ms in r["profile"][:3])
+            lines.append(f"  {r['name']:24s} {top}")
     return "\n".join(lines)
 
 

@@ -322,9 +322,10 @@ class CudaExecutable:
                 buf.free()
 
     def _enqueue(self, buffers: dict, stream: Stream, scratch: Optional[dict],
-                 owned: list) -> None:
+                 owned: list, after_launch=None) -> None:
         """Queue the plan's launches on `stream` without waiting; temporaries it allocates
-        go to `owned`, for the caller to free once the stream has finished."""
+        go to `owned`, for the caller to free once the stream has finished.
+        `after_launch(step)`, if given, is called after each launch is queued."""
         for step in self.plan["steps"]:
             if step[0] == "alloc":
                 if scratch is not None:
@@ -342,6 +343,8 @@ class CudaExecutable:
                           self._constants[a[1]].ptr if a[0] == "const" else
                           _SCALARS.get(a[0], np.int64)(a[1]) for a in args]
                 launch(self._module.function(kernel), grid, block, values, stream.handle)
+                if after_launch is not None:
+                    after_launch(step)
 
     def __call__(self, *args):
         self.load()

@@ -77,7 +77,7 @@ def _mapped_on_cpu(text: str, threads: int):
 
     lowering = [mlir_pass(name, "", anchor=anchor, **opts) for name, opts, anchor in _CPU_LOWERING]
     lowering.append(Pass("mlxc-emit-entry-wrapper"))
-    stages = common_stages() + [Stage("map", tuple(mapping_passes(threads))),
+    stages = common_stages() + [Stage("map", tuple(mapping_passes(threads, tiled=False))),
                                 Stage("cpu", tuple(lowering))]
     with new_context(), ir.Location.unknown():
         module = source.load(text).module

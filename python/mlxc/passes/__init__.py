@@ -72,6 +72,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-library-convs": "mlxc.passes.library_convs",
     "mlxc-library-pools": "mlxc.passes.library_pools",
     # The cuda target's passes live with the target.
+    "mlxc-gpu-contraction-operands": "mlxc.targets.cuda.passes.contraction_operands",
     "mlxc-gpu-tile-matmul": "mlxc.targets.cuda.passes.tile_matmul",
     "mlxc-gpu-split-reductions": "mlxc.targets.cuda.passes.split_reductions",
     "mlxc-gpu-copies-to-loops": "mlxc.targets.cuda.passes.copies_to_loops",

@@ -17,12 +17,19 @@ from . import contracts  # noqa: F401  (registers the gpu and nvvm contracts)
 THREADS_PER_BLOCK = 256
 
 
-def mapping_passes(threads: int = THREADS_PER_BLOCK) -> list[Pass]:
-    """Bufferized linalg to scf.parallel loops mapped to blocks and threads.
+def mapping_passes(threads: int = THREADS_PER_BLOCK, tiled: bool = True) -> list[Pass]:
+    """Bufferized linalg to scf.parallel loops mapped to blocks and threads, with the
+    contractions as tiled kernels (gpu.launch) unless `tiled` is false.
 
-    The result still runs on the CPU (scf.parallel lowers to plain loops there), which
-    is how test_cuda.py checks the mapping's numbers on machines without a GPU."""
+    Without the tiled kernels the result still runs on the CPU (scf.parallel lowers to
+    plain loops there), which is how test_cuda.py checks the mapping's numbers on
+    machines without a GPU."""
+    tile = [Pass("mlxc-gpu-tile-matmul", (), (),
+                 "float contractions as kernels tiled through shared memory (a gpu.launch)")]
     return [
+        Pass("mlxc-gpu-contraction-operands", (), (),
+             "producers fused into a contraction run once, into temporaries"),
+        *(tile if tiled else []),
         Pass("mlxc-gpu-split-reductions", (), (),
              "reductions to few outputs become trees of partial reductions: many threads"),
         Pass("mlxc-gpu-copies-to-loops", (), (),
@@ -41,8 +48,6 @@ def mapping_passes(threads: int = THREADS_PER_BLOCK) -> list[Pass]:
 
 def gpu_stage(threads: int = THREADS_PER_BLOCK):
     return stage("gpu", "kernels outlined into a gpu.module; host code allocates and launches", [
-        Pass("mlxc-gpu-tile-matmul", (), (),
-             "float matmuls as kernels tiled through shared memory (a gpu.launch)"),
         *mapping_passes(threads),
         mlir_pass("convert-parallel-loops-to-gpu", "mapped loops become gpu.launch regions"),
         mlir_pass("canonicalize", "fold the index arithmetic of the mapping"),

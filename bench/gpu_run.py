@@ -356,6 +356,7 @@ def device_info(out_dir: str, copy_bytes: int) -> dict:
     info = {"device": str(dev), "peak_bandwidth_attr": dev.peak_bandwidth,
             "peak_fp32_attr": dev.peak_fp32_flops, "clock_khz": dev.clock_khz}
     try:  # the copy rate: a ceiling measured here rather than the datasheet's
+        import jax
         import jax.numpy as jnp
 
         x = jnp.ones((copy_bytes // 4,), jnp.float32)

@@ -362,3 +362,34 @@ def test_dumps_resume_after_the_gpu_stages(tmp_path):
     for name in ("06-gpu.mlir", "07-nvvm.mlir"):
         resumed = mlxc.compile(str(tmp_path / name), target="cuda")
         assert resumed.ptx == exe.ptx and resumed.plan["steps"] == exe.plan["steps"]
+
+
+def test_gpu_scripts_run_end_to_end_on_a_stand_in_driver(tmp_path, monkeypatch):
+    """bench/gpu_prepare.py's bundle through bench/gpu_run.py, with the stand-in driver:
+    it runs no kernel, so the outputs are never written and the poisoned-output check
+    must report the program wrong; timing and the table still work."""
+    import json
+    import os
+    import sys
+
+    bench = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
+    monkeypatch.syspath_prepend(bench)
+    for name in ("_driver", "_contexts", "_driver_error"):  # restored after the test
+        monkeypatch.setattr(cuda_runtime, name, getattr(cuda_runtime, name))
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    import gpu_prepare
+    import gpu_run
+
+    bundle, out = str(tmp_path / "bundle"), str(tmp_path / "out")
+    assert gpu_prepare.main([bundle, "-k", "tiny_add"]) == 0
+    assert os.path.isfile(os.path.join(bundle, "python", "mlxc", "runtime", "cuda.py"))
+    assert gpu_run.main(["--bundle", bundle, "--out", out, "--dry-run", "--repeat", "2"]) == 0
+    with open(os.path.join(out, "results.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    row = next(r for r in rows if r["name"] == "tiny_add" and r["status"] != "started")
+    assert row["status"] == "wrong" and "poisoned outputs" in row["why"], row
+    assert row["seconds"] > 0 and row["graph_seconds"] > 0 and row["xla_seconds"] > 0
+    with open(os.path.join(out, "table.txt")) as f:
+        assert "tiny_add" in f.read()
+    assert sys.modules["gpu_programs"].checksum([np.zeros(2)]) != \
+        sys.modules["gpu_programs"].checksum([np.ones(2)])

@@ -7,15 +7,15 @@
 // CHECK-SAME: (%[[X:.*]]: memref<1000x3xf32>, %[[SUM:.*]]: memref<f32>, %[[ROWS:.*]]: memref<1000xf32>)
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
-// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[SUM]] : memref<f32>)
-// CHECK: %[[P:.*]] = memref.alloc() : memref<125xf32>
-// The whole-array sum: 125 partial sums of 24 elements (mlxc-gpu-split-reductions), then their sum.
-// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C128]], %[[C1]], %[[C1]]) args(%[[P]] : memref<125xf32>)
-// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C128]], %[[C1]], %[[C1]]) args(%[[X]] : memref<1000x3xf32>, %[[P]] : memref<125xf32>)
-// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[P]] : memref<125xf32>, %[[SUM]] : memref<f32>)
+// CHECK: %[[P:.*]] = memref.alloc() : memref<50xf32>
+// The whole-array sum: 50 partial sums (mlxc-gpu-split-reductions), then their sum.
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C64]], %[[C1]], %[[C1]]) args(%[[P]] : memref<50xf32>)
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C64]], %[[C1]], %[[C1]]) args(%[[X]] : memref<1000x3xf32>, %[[P]] : memref<50xf32>)
+// CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C1]], %[[C1]], %[[C1]]) threads in (%[[C32]], %[[C1]], %[[C1]]) args(%[[P]] : memref<50xf32>, %[[SUM]] : memref<f32>)
 // CHECK: memref.dealloc %[[P]]
 // One thread per row sum: 4 blocks of 256.
 // CHECK: gpu.launch_func @{{.*}}::@main_kernel blocks in (%[[C4]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[ROWS]] : memref<1000xf32>)

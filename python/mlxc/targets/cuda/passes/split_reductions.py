@@ -11,7 +11,7 @@ output, keeping its initial value. Neighbouring threads read neighbouring elemen
 when R is the input's contiguous dimension (a row or whole-array sum) s varies
 fastest across threads, else (a column sum) the outputs do, the partials stored as
 [S, outputs]. The pass repeats on the second generic until the reductions are short,
-so a sum over 4M elements becomes kernels of 262144, 16384, 1024, 64 and 1 threads: no
+so a sum over 4M elements becomes kernels of 131072, 4096, 128 and 1 threads: no
 atomics, no barriers, and the same result on any machine (floating-point sums are
 reassociated, as in XLA). A reduction with enough outputs along its innermost,
 contiguous dimension (row sums of many rows) is split by 32 instead, so that the
@@ -30,11 +30,8 @@ from .... import irutil
 from ...._mlir import ir
 from ....passes import PythonPass
 
-# Aim for this many threads: 4x what 132 multiprocessors hold at once, since each
-# thread's loads form one dependent chain and HBM needs megabytes in flight.
-TARGET_THREADS = 1 << 20
-MIN_PER_THREAD = 16       # each partial reduces at least this many elements
-MIN_SPLIT = 8             # fewer partials per output than this are not worth a kernel
+TARGET_THREADS = 1 << 18  # aim for this many threads: 132 multiprocessors x 2048 threads
+MIN_PER_THREAD = 32       # each partial reduces at least this many elements
 WARP = 32
 
 _COMBINERS = {"arith.addf", "arith.addi", "arith.mulf", "arith.muli", "arith.maximumf",
@@ -100,12 +97,12 @@ def _extents(generic, maps) -> list:
 
 
 def _split_factor(extent: int, outputs: int, other: int) -> int:
-    """The largest divisor of `extent` (at least MIN_SPLIT) that keeps about TARGET_THREADS
+    """The largest divisor of `extent` (at least 16) that keeps about TARGET_THREADS
     threads in all, each reducing at least MIN_PER_THREAD elements (`other` is the
     size of the remaining reduction dimensions)."""
     limit = min(max(TARGET_THREADS // max(outputs, 1), 1), extent * other // MIN_PER_THREAD,
                 extent)
-    for s in range(limit, MIN_SPLIT - 1, -1):
+    for s in range(limit, 15, -1):
         if extent % s == 0:
             return s
     return 0
@@ -168,7 +165,7 @@ def _split(generic) -> object:
         # reads memory 32 rows apart across a warp: split the innermost reduction by
         # a warp instead, so that a warp reads 32 neighbouring elements.
         d = inner
-        long_enough = extents[d] >= WARP * 32 and extents[d] % WARP == 0
+        long_enough = extents[d] >= WARP * MIN_PER_THREAD and extents[d] % WARP == 0
         s_count = WARP if long_enough else 0
     if not s_count:
         return None

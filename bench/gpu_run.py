@@ -175,29 +175,7 @@ def find_fn(entry: dict):
 
 def run_poisoned(exe, arrays):
     """Like exe(*arrays), but every output buffer starts as 0xFF bytes on the device."""
-    from mlxc.runtime import cuda
-
-    exe.load()
-    outputs = [np.empty(t.shape, t.dtype) for t in exe.signature.outputs]
-    stream = cuda.Stream()
-    buffers = {i: cuda.Buffer(a.nbytes) for i, a in enumerate(list(arrays) + outputs)}
-    try:
-        for i, a in enumerate(arrays):
-            buffers[i].upload(np.ascontiguousarray(a), stream.handle)
-        for i, o in enumerate(outputs):
-            buf = buffers[len(arrays) + i]
-            if buf.nbytes:
-                cuda.check(cuda.driver().cuMemsetD8Async(buf.ptr, 0xFF, buf.nbytes, stream.handle),
-                           "cuMemsetD8Async")
-        exe._run(buffers, stream)
-        for i, o in enumerate(outputs):
-            buffers[len(arrays) + i].download(o, stream.handle)
-        stream.synchronize()
-    finally:
-        for buf in buffers.values():
-            buf.free()
-        stream.destroy()
-    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+    return exe._call([np.ascontiguousarray(a) for a in arrays], poison=0xFF)
 
 
 def xla_time(fn, args, repeat: int, precision=None) -> tuple[float, float]:

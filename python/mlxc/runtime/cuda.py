@@ -347,17 +347,26 @@ class CudaExecutable:
                     after_launch(step)
 
     def __call__(self, *args):
-        self.load()
         sig = self.signature
         check_count(sig, args)
-        arrays = [coerce(a, spec, i, dt)
-                  for i, (a, spec, dt) in enumerate(zip(args, sig.inputs, self._in_dtypes))]
-        outputs = [np.empty(t.shape, t.dtype) for t in sig.outputs]
+        return self._call([coerce(a, spec, i, dt) for i, (a, spec, dt)
+                           in enumerate(zip(args, sig.inputs, self._in_dtypes))])
+
+    def _call(self, arrays: list, poison: Optional[int] = None):
+        """Run on `arrays` (already checked and dense). With `poison`, every output
+        buffer is first filled with that byte, so that an element no kernel writes
+        shows (0xFF: NaN in floats)."""
+        self.load()
+        outputs = [np.empty(t.shape, t.dtype) for t in self.signature.outputs]
         stream = Stream()
         buffers = {i: Buffer(a.nbytes) for i, a in enumerate(arrays + outputs)}
         try:
             for i, a in enumerate(arrays):
                 buffers[i].upload(a, stream.handle)
+            for buf in list(buffers.values())[len(arrays):]:
+                if poison is not None and buf.nbytes:
+                    check(driver().cuMemsetD8Async(buf.ptr, poison, buf.nbytes, stream.handle),
+                          "cuMemsetD8Async")
             self._run(buffers, stream)
             for i, o in enumerate(outputs):
                 buffers[len(arrays) + i].download(o, stream.handle)

@@ -53,8 +53,8 @@ def _dims(op) -> dict:
 
 
 def _in_lhs_order(pairs: tuple[list[int], list[int]]) -> tuple[list[int], list[int]]:
-    """Batch or contracting pairs sorted by their lhs dimension (the pairing is what
-    matters, not the order they are listed in)."""
+    """Contracting pairs sorted by their lhs dimension (only the pairing matters; batch
+    dimensions keep their order, which is the result's)."""
     order = sorted(range(len(pairs[0])), key=lambda i: pairs[0][i])
     return [pairs[0][i] for i in order], [pairs[1][i] for i in order]
 
@@ -91,9 +91,7 @@ def _collapse(value, groups: dict, canonical: list[str]):
 
 def _rewrite(op) -> None:
     dims = _dims(op)
-    batch = _in_lhs_order(dims["batch"])
-    contracting = _in_lhs_order(dims["contracting"])
-    dims = {"batch": batch, "contracting": contracting}
+    dims = {"batch": dims["batch"], "contracting": _in_lhs_order(dims["contracting"])}
     lhs, rhs = op.operands[0], op.operands[1]
     result_type = ir.RankedTensorType(op.result.type)
     attrs = {name: op.attributes[name] for name in op.attributes}

@@ -14,6 +14,8 @@ matmul and convolution accumulators stay in registers across their reduction loo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import irutil
 from .._mlir import ir, transform_interpreter
 from . import PythonPass
@@ -169,8 +171,15 @@ def _keeps_trailing_dims(insert, source, dest) -> bool:
     return all(s == 1 for s in sizes[:lead]) and sizes[lead:] == list(source.shape)
 
 
+def _function_name(op) -> str:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return irutil.sym_name(parent) if parent is not None else ""
+
+
 def run(module) -> None:
-    from ..targets.cpu import library_calls, reduction_trees, schedules
+    from ..targets.cpu import fusion_report, library_calls, reduction_trees, schedules
 
     library_calls.set_aside(module)  # the runtime's kernel computes them: not vectorized
     # Named ops without a schedule of their own (transpose, pooling, ...) become
@@ -183,18 +192,26 @@ def run(module) -> None:
     if others:
         _apply(module, _script(module, _GENERALIZE), "generalize")
         linalg_ops = _linalg_ops(module)  # the generalized ops replaced the named ones
-    chosen = []
+    chosen, entries = [], []
     for op in linalg_ops:
         if _TAG in op.attributes:
             del op.attributes[_TAG]
         schedule = schedules.choose(op)
+        entries.append([op, schedule, "runtime" if library_calls.is_set_aside(op) else None])
         if schedule is None:
             continue
         _tag(op, len(chosen))
         chosen.append(schedule)
+    unsafe = set()
     for func in irutil.functions(module):
         if func.name == "func.func" and not _unsafe_to_vectorize(func):
             func.attributes[_VECTORIZE_TAG] = ir.UnitAttr.get()
+        elif func.name == "func.func":
+            unsafe.add(irutil.sym_name(func))
+    for entry in entries:  # tiled but not vectorized: scalar code
+        if entry[1] is not None and _function_name(entry[0]) in unsafe:
+            entry[1] = replace(entry[1], kind="scalar")
+    fusion_report.record(module, entries)  # before the ops are tiled away
     script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
                      + _VECTORIZE)
     sequences = _sequences(script)

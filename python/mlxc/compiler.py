@@ -111,10 +111,10 @@ def fusion_groups(source, entry: str = "main", *, name: Optional[str] = None) ->
     from .targets.cpu import fusion_report as report
 
     tgt = targets.get("cpu")
-    with compile_context(source):
+    with compile_context(source), report.collecting() as groups:
         module = frontend.load(source, name=name).module
         _run(module, tgt, entry, None, "fuse")
-        return report.read(module)
+    return groups
 
 
 class SpecializingExecutable:

@@ -211,7 +211,7 @@ def run(module) -> None:
     for entry in entries:  # tiled but not vectorized: scalar code
         if entry[1] is not None and _function_name(entry[0]) in unsafe:
             entry[1] = replace(entry[1], kind="scalar")
-    fusion_report.record(module, entries)  # before the ops are tiled away
+    fusion_report.record(entries)  # before the ops are tiled away
     script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
                      + _VECTORIZE)
     sequences = _sequences(script)

@@ -2,22 +2,23 @@
 after the fuse stage, with the ops fused into it, why its inputs were not, the schedule
 or runtime kernel it got, and a rough cost.
 
-`mlxc-apply-cpu-schedules` records the groups (`record`) as the module attribute
-`mlxc.fusion_groups` just before it tiles them; `mlxc.fusion_report(source)` compiles to
-the fuse stage and formats them, and `unvectorized()` lists the groups that run as
+`mlxc-apply-cpu-schedules` hands the groups to `record` just before it tiles them;
+`mlxc.fusion_report(source)` compiles to the fuse stage inside `collecting()` (an
+ordinary compile records nothing and pays nothing) and formats them, and `unvectorized()` lists the groups that run as
 scalar loops: no vectorized schedule and no kernel. The test suite fails when a corpus
 program has one (test_fusion_report.py).
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import math
+import threading
 from dataclasses import dataclass, field
 
 from ..._mlir import ir
 
-ATTR = "mlxc.fusion_groups"
+_collector = threading.local()  # .groups: the list being filled, in `collecting()`
 # Rough throughputs of one core, for the cost column only: vectorized arithmetic
 # (16 f32 lanes, about one op per cycle at ~3 GHz), scalar arithmetic, memory.
 VECTOR_FLOPS, SCALAR_FLOPS, BYTES_PER_S = 48e9, 3e9, 15e9
@@ -140,12 +141,25 @@ def _reasons(op, index_of) -> list[str]:
     return reasons
 
 
-def record(module, entries: list) -> None:
+@contextlib.contextmanager
+def collecting():
+    """Collect the groups `record` is given in this thread; yields the list."""
+    previous = getattr(_collector, "groups", None)
+    _collector.groups = groups = []
+    try:
+        yield groups
+    finally:
+        _collector.groups = previous
+
+
+def record(entries: list) -> None:
     """entries: (op, schedule or None, kernel name or None) for every linalg op, in
-    program order; stored as the module attribute ATTR (JSON)."""
-    index_of = {op: i for i, (op, _, _) in enumerate(entries)}
-    groups = []
-    for i, (op, schedule, kernel) in enumerate(entries):
+    program order. Described only while `collecting()`."""
+    out = getattr(_collector, "groups", None)
+    if out is None:
+        return
+    index_of = {op: len(out) + i for i, (op, _, _) in enumerate(entries)}
+    for op, schedule, kernel in entries:
         loops = _loops(op)
         if kernel:
             desc, vectorized = f"kernel {kernel}", True
@@ -155,17 +169,9 @@ def record(module, entries: list) -> None:
         else:
             desc = "none"
             vectorized = bool(loops) and math.prod(loops) <= SMALL or not loops
-        groups.append(Group(i, op.name, loops, _iterators(op), _body(op), desc, vectorized,
-                            sum(_nbytes(v) for v in op.operands), _reasons(op, index_of),
-                            str(op.location)).__dict__)
-    module.operation.attributes[ATTR] = ir.StringAttr.get(json.dumps(groups))
-
-
-def read(module) -> list[Group]:
-    attrs = module.operation.attributes
-    if ATTR not in attrs:
-        return []
-    return [Group(**g) for g in json.loads(ir.StringAttr(attrs[ATTR]).value)]
+        out.append(Group(len(out), op.name, loops, _iterators(op), _body(op), desc, vectorized,
+                         sum(_nbytes(v) for v in op.operands), _reasons(op, index_of),
+                         str(op.location)))
 
 
 # Below this many iterations a scalar loop costs less than a call: not flagged.

@@ -146,6 +146,9 @@ def fuse_stage() -> Stage:
              "scalar per row instead of a gather (the CPU schedules need it)"),
         Pass("mlxc-contraction-reshape-barriers", (("remove", "1"),), (),
              "fusion is over: the hidden reshapes back as views (bufferized in place)"),
+        Pass("mlxc-fuse-siblings", (), (),
+             "elementwise ops over the same loops that read a common input as one op with "
+             "several results (an optimizer's m, v and parameter updates read g once)"),
         # After the last fold: upstream's fold moves a destination that is read to an input.
         Pass("mlxc-accumulate-into-contraction", (), (),
              "c + a @ b: the product starts from c instead of zeros (an RNN step's "

@@ -15,7 +15,8 @@ from .runtime.cuda import devices
 
 # The compiler (and with it the MLIR bindings) is imported on first use, so that
 # `mlxc.load` runs artifacts where only numpy and ml_dtypes are installed.
-_COMPILER = {"lower": "compiler", "pipeline": "compiler",
+_COMPILER = {"lower": "compiler", "pipeline": "compiler", "fusion_report": "compiler",
+             "fusion_groups": "compiler",
              "CompileError": "errors", "Diagnostic": "errors"}
 
 
@@ -52,5 +53,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'mlxc' has no attribute '{name}'")
 
 
-__all__ = ["compile", "lower", "pipeline", "load", "CompileError", "Diagnostic", "ArtifactError",
+__all__ = ["compile", "lower", "pipeline", "fusion_report", "fusion_groups", "load", "CompileError", "Diagnostic", "ArtifactError",
            "Executable", "Signature", "TensorSpec", "devices", "settings", "__version__"]

@@ -97,6 +97,26 @@ def lower(source, target: str = "cpu", entry: str = "main", *, stop_after: Optio
         return module.operation.get_asm()
 
 
+def fusion_report(source, entry: str = "main", *, name: Optional[str] = None) -> str:
+    """The fusion groups of `source` on the CPU (targets/cpu/fusion_report.py): per group
+    its fused ops, why its inputs were not fused, its schedule or kernel and a rough
+    cost, with any group left as scalar loops flagged."""
+    from .targets.cpu import fusion_report as report
+
+    return report.format(fusion_groups(source, entry, name=name))
+
+
+def fusion_groups(source, entry: str = "main", *, name: Optional[str] = None) -> list:
+    """The fusion groups of `source` on the CPU, as fusion_report.Group records."""
+    from .targets.cpu import fusion_report as report
+
+    tgt = targets.get("cpu")
+    with compile_context(source), report.collecting() as groups:
+        module = frontend.load(source, name=name).module
+        _run(module, tgt, entry, None, "fuse")
+    return groups
+
+
 class SpecializingExecutable:
     """A program with `?` dimensions: compiled on each call's shapes, cached per shape.
 

@@ -216,6 +216,17 @@ def transpose(value, perm: list[int]):
         operands=[value], attributes={"permutation": ir.DenseI64ArrayAttr.get(list(perm))}).result
 
 
+def reshape(value, shape: list[int]):
+    """A stablehlo.reshape of `value` to `shape`, built at the current insertion point;
+    `value` itself when it has that shape."""
+    t = ir.RankedTensorType(value.type)
+    if list(shape) == list(t.shape):
+        return value
+    return ir.Operation.create(
+        "stablehlo.reshape", results=[ir.RankedTensorType.get(list(shape), t.element_type)],
+        operands=[value]).result
+
+
 def as_operation(x):
     """The Operation behind an OpView (an Operation is returned as it is)."""
     return x.operation if hasattr(x, "operation") else x

@@ -100,3 +100,11 @@ def test_split_input_keeps_line_numbers_and_accepts_commented_markers():
     assert [p.strip() for p in parts] == ["a", "b\nc", "d"]
     # Each part starts on its own line of the whole file.
     assert parts[1].split("\n")[2] == "b" and parts[2].split("\n")[5] == "d"
+
+
+def test_fusion_report_command():
+    r = run("mlxc.tools.cli", "fusion", os.path.join(ROOT, "examples", "mlp.mlir"))
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first.endswith("memory 15 GB/s)") and "fusion groups" in first
+    assert "linalg.matmul" in r.stdout and "fused: addf, maximumf" in r.stdout  # bias + relu

@@ -100,6 +100,17 @@ def test_vector_lanes_fill_whole_registers():
     assert schedules.vector_lanes(5) == 5
 
 
+def test_contraction_register_columns_fill_registers():
+    # A product's register tile is whole or half AVX-512 registers where the columns
+    # allow: 1000 columns (cache tile 200) take 8 lanes, not 25 or 40, which ran 16x slower.
+    assert schedules._register_columns(96) == 32
+    assert schedules._register_columns(200) == 8
+    assert schedules._register_columns(48) == 16
+    assert schedules._register_columns(250) == 25   # no multiple of 8 divides it
+    sched = schedules._contraction([1152, 1000, 6], [0], [1], [2], [])
+    assert sched.levels[-1] == [8, 8, 1], sched
+
+
 def test_matmul_is_tiled_and_vectorized():
     # The generated product: with MLXC_LIBRARY_CALLS=0, or when something is fused into
     # it (test_library_calls.py covers the runtime's kernel).

@@ -13,9 +13,10 @@ A producer is copied when all of these hold:
 - each use is an input (not an init) of a linalg.generic in the same block (never into a
   loop body, where it would be recomputed every iteration) that is not a contraction
   (fused into a matmul it would run once per multiply-add);
-- the work it would repeat, its body plus what the fusion will pull into it from its own
-  producers, costs at most `max-cost` (arith ops 1, divisions and square roots 4, other
-  math functions 8): a reduction or a contraction is never repeated (not elementwise).
+- the work it would repeat, its body and its reads plus what the fusion will pull into it
+  from its own producers, costs at most `max-cost` (arith ops 1, divisions and square
+  roots 4, other math functions 8, reading a whole tensor 4, a broadcast 1): a reduction
+  or a contraction is never repeated (not elementwise).
 
 A copy that the fusion then declines is identical to its original and `cse` merges them.
 """
@@ -68,6 +69,24 @@ def _elementwise(op) -> bool:
     return out_map.is_permutation
 
 
+# A copy also repeats its producer's reads: a whole tensor read at the loop indices
+# costs as much as a few arithmetic ops, a broadcast (a row's mean) little. Without it
+# a transformer's residual stream x_i = x_{i-1} + f_i was recomputed in every consumer
+# down the layers, each layer's layernorm reading every earlier layer's output (17 adds
+# and inputs per element at layer 4).
+FULL_READ, BROADCAST_READ = 4, 1
+
+
+def _read_cost(op) -> int:
+    maps = irutil.indexing_maps(op)
+    n_in = _inputs(op)
+    cost = 0
+    for i in range(n_in):
+        m = maps[i]
+        cost += FULL_READ if len(m.results) == m.n_dims else BROADCAST_READ
+    return cost
+
+
 def _by_consumer(value) -> list:
     """(consumer, operand numbers) per op that uses `value`: one copy per consumer,
     even when it reads the value twice."""
@@ -102,7 +121,7 @@ def _candidates(block, generics: list, max_cost: int) -> list:
         uses = list(op.results[0].uses)
         if not uses or not all(_fusable_use(u, block) for u in uses):
             continue
-        cost = body_cost(op)
+        cost = body_cost(op) + _read_cost(op)
         for value in set(op.operands[:_inputs(op)]):
             cost += inlined.get(value, 0)
         if cost >= NOT_ELEMENTWISE:

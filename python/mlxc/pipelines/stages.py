@@ -82,6 +82,10 @@ def simplify_stage() -> Stage:
         Pass("mlxc-reduce-window-scans", (), (),
              "cumsum/cumprod/cummax/cummin (a reduce_window over a whole dimension) in "
              "log2(n) shifted steps, not n * n (XLA does the same)"),
+        Pass("mlxc-canonical-dot-general", (), (),
+             "every dot_general with at most one batch, free and contracting dimension "
+             "(the others collapsed by reshapes): one that is not becomes a generic "
+             "contraction that no matmul schedule or kernel takes"),
         Pass("mlxc-dot-general-layout", (), (),
              "dot_general operands transposed into [batch, m, k] x [batch, k, n] when the copy "
              "is small next to the product (the CPU schedule reads rows of the rhs), and "
@@ -115,6 +119,9 @@ def fuse_stage() -> Stage:
         Pass("mlxc-extracts-as-inputs", (), (),
              "a gather body's read at its own loop indices (take_along_axis's label of row "
              "i) becomes an input, so the producer of what it reads fuses too"),
+        Pass("mlxc-contraction-reshape-barriers", (), (),
+             "the reshapes at a contraction's edges hidden from the fusion below, which "
+             "would fold them into the product and make it a rank-n generic contraction"),
         mlir_pass("linalg-fuse-elementwise-ops",
                   "merge elementwise producers into their consumers: no intermediate tensors",
                   anchor="func.func"),
@@ -130,11 +137,18 @@ def fuse_stage() -> Stage:
              "recomputes it in all (softmax keeps only its row vectors, as XLA does)"),
         # No canonicalize here: the fusion's own rewriter folds what it fuses, and the
         # canonicalize after the schedules (cpu) or the bufferize stage does the rest.
+        Pass("mlxc-contraction-reshape-barriers", (), (),
+             "hide the reshapes the fold above put at a contraction's edges too"),
         mlir_pass("linalg-fuse-elementwise-ops", "fuse those copies", anchor="func.func"),
         mlir_pass("cse", "merge the copies the fusion declined back into one"),
         Pass("mlxc-fold-unit-extent-dims", (), (),
              "drop size-1 dimensions again: a broadcast of a (n, 1) tensor then reads one "
              "scalar per row instead of a gather (the CPU schedules need it)"),
+        Pass("mlxc-contraction-reshape-barriers", (("remove", "1"),), (),
+             "fusion is over: the hidden reshapes back as views (bufferized in place)"),
+        Pass("mlxc-fuse-siblings", (), (),
+             "elementwise ops over the same loops that read a common input as one op with "
+             "several results (an optimizer's m, v and parameter updates read g once)"),
         # After the last fold: upstream's fold moves a destination that is read to an input.
         Pass("mlxc-accumulate-into-contraction", (), (),
              "c + a @ b: the product starts from c instead of zeros (an RNN step's "

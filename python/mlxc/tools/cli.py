@@ -112,6 +112,13 @@ def _pipeline(args) -> int:
     return 0
 
 
+def _fusion(args) -> int:
+    import mlxc
+
+    print(mlxc.fusion_report(args.file, entry=args.entry))
+    return 0
+
+
 def _settings(args) -> int:
     from mlxc import settings
 
@@ -199,6 +206,12 @@ def _parser() -> argparse.ArgumentParser:
     conf.add_argument("--no-families", action="store_true", help="only the per-suite table")
     conf.add_argument("-q", "--quiet", action="store_true")
     conf.set_defaults(func=_conformance)
+
+    fus = sub.add_parser("fusion", help="print a program's fusion groups on the CPU: fused "
+                         "ops, why inputs were not fused, schedule or kernel, cost")
+    fus.add_argument("file")
+    fus.add_argument("--entry", default="main")
+    fus.set_defaults(func=_fusion)
 
     st = sub.add_parser("settings", help="print every MLXC_* setting")
     st.set_defaults(func=_settings)

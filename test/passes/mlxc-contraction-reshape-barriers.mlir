@@ -1,0 +1,42 @@
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-contraction-reshape-barriers,func.func(linalg-fuse-elementwise-ops))' | FileCheck %s --check-prefix=FUSED
+// RUN: mlxc-opt %s --split-input-file --pass-pipeline='builtin.module(mlxc-contraction-reshape-barriers,func.func(linalg-fuse-elementwise-ops),mlxc-contraction-reshape-barriers{remove=1})' | FileCheck %s --check-prefix=RESTORED
+
+// relu(x @ w1) @ w2 with x of rank 3, as mlxc-canonical-dot-general writes it. Without
+// the barriers the fusion folds the reshapes into both products (rank-3 generic
+// contractions) and the relu into the second one's operand.
+// FUSED-LABEL: func.func @mlp
+// FUSED: tensor.reshape %arg0
+// FUSED: %[[M1:.*]] = linalg.matmul
+// FUSED: tensor.reshape %[[M1]]
+// FUSED: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]
+// FUSED: tensor.reshape
+// FUSED: linalg.matmul
+// FUSED-NOT: "reduction"
+
+// RESTORED-LABEL: func.func @mlp
+// RESTORED-NOT: tensor.reshape
+// RESTORED: tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<2x128x64xf32> into tensor<256x64xf32>
+// RESTORED: linalg.matmul
+// RESTORED: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 128, 96]
+// RESTORED: tensor.collapse_shape
+// RESTORED: linalg.matmul
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @mlp(%x: tensor<2x128x64xf32>, %w1: tensor<64x96xf32>, %w2: tensor<96x32xf32>) -> tensor<256x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xc = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x128x64xf32> into tensor<256x64xf32>
+  %e1 = tensor.empty() : tensor<256x96xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<256x96xf32>) -> tensor<256x96xf32>
+  %m1 = linalg.matmul ins(%xc, %w1 : tensor<256x64xf32>, tensor<64x96xf32>) outs(%f1 : tensor<256x96xf32>) -> tensor<256x96xf32>
+  %m1e = tensor.expand_shape %m1 [[0, 1], [2]] output_shape [2, 128, 96] : tensor<256x96xf32> into tensor<2x128x96xf32>
+  %e2 = tensor.empty() : tensor<2x128x96xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m1e : tensor<2x128x96xf32>) outs(%e2 : tensor<2x128x96xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x96xf32>
+  %rc = tensor.collapse_shape %r [[0, 1], [2]] : tensor<2x128x96xf32> into tensor<256x96xf32>
+  %e3 = tensor.empty() : tensor<256x32xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<256x32xf32>) -> tensor<256x32xf32>
+  %m2 = linalg.matmul ins(%rc, %w2 : tensor<256x96xf32>, tensor<96x32xf32>) outs(%f3 : tensor<256x32xf32>) -> tensor<256x32xf32>
+  return %m2 : tensor<256x32xf32>
+}

@@ -69,7 +69,7 @@ class DecoderBlock(nn.Module):
     @nn.compact
     def __call__(self, x, mask):
         h = nn.LayerNorm()(x)
-        x = x + nn.SelfAttention(num_heads=self.heads)(h, mask=mask)
+        x = x + nn.MultiHeadDotProductAttention(num_heads=self.heads)(h, mask=mask)
         return x + Mlp(4 * x.shape[-1])(nn.LayerNorm()(x))
 
 
@@ -122,7 +122,8 @@ class EncoderBlock(nn.Module):
     @nn.compact
     def __call__(self, x, mask):
         # Post-LN, as BERT.
-        x = nn.LayerNorm()(x + nn.SelfAttention(num_heads=self.heads)(x, mask=mask))
+        attention = nn.MultiHeadDotProductAttention(num_heads=self.heads)
+        x = nn.LayerNorm()(x + attention(x, mask=mask))
         return nn.LayerNorm()(x + Mlp(4 * x.shape[-1])(x))
 
 

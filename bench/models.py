@@ -1,7 +1,7 @@
 """mlxc against jax.jit (XLA CPU) on whole models (bench/model_zoo.py), each in several sizes.
 
     python bench/models.py                          # every model, every size
-    python bench/models.py --quick                  # the smallest size of each, fewer repeats (~3 min)
+    python bench/models.py --quick                  # smallest size of each, fewer repeats (~3 min)
     python bench/models.py --models gpt_fwd,lstm    # some models
     python bench/models.py --sizes 4l_d256_s128_b2  # some sizes (by label, any model)
     python bench/models.py --isolate                # each model in its own process (crashes, hangs)

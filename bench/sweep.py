@@ -164,7 +164,8 @@ def gather(rng):
     axis = int(rng.integers(0, rank))
     x = _f32(rng, shape)
     if kind == "take":
-        ids = rng.integers(0, shape[axis], size=int(rng.choice([16, 100, 256, 1000]))).astype(np.int32)
+        n = int(rng.choice([16, 100, 256, 1000]))
+        ids = rng.integers(0, shape[axis], size=n).astype(np.int32)
         return (f"take(x, ids[{ids.size}], axis={axis}) x{_shape(shape)}",
                 lambda x, i: jnp.take(x, i, axis=axis), (x, ids))
     ids = rng.integers(0, shape[axis], size=shape).astype(np.int32)
@@ -223,7 +224,8 @@ def print_table(rows: list[dict], worst: int) -> None:
     print("-" * len(head))
     for r in ok:
         print(f"{r['case']:<{width}} {fmt_time(r['mlxc_s']):>9} {fmt_time(r['xla_s']):>9} "
-              f"{r['ratio']:6.2f}  {fmt_time(r['mlxc_compile_s']):>8}/{fmt_time(r['xla_compile_s']):>8}"
+              f"{r['ratio']:6.2f}  {fmt_time(r['mlxc_compile_s']):>8}/"
+              f"{fmt_time(r['xla_compile_s']):>8}"
               f"  {r['rel_err']:7.1e} {r['check']}")
     for r in rows:
         if "error" in r:

@@ -89,7 +89,8 @@ def check(fn, args, got, want) -> str:
         return "WRONG?"
     if len(exact) != len(want):
         return "WRONG?"
-    far = [m > 4 * x + TOLERANCE for m, x in zip(rel_errs(got, exact), rel_errs(tuple(want), exact))]
+    pairs = zip(rel_errs(got, exact), rel_errs(tuple(want), exact))
+    far = [m > 4 * x + TOLERANCE for m, x in pairs]
     return "WRONG" if any(far) else "noisy"
 
 

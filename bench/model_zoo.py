@@ -40,6 +40,12 @@ def _tokens(rng, batch, seq, vocab):
     return rng.integers(0, vocab, size=(batch, seq)).astype(np.int32)
 
 
+def _on_images(model, rng, image, batch):
+    """An image model's apply and its arguments: parameters and a batch of RGB images."""
+    img = _f32(rng, batch, image, image, 3)
+    return model.apply, (model.init(_key(rng), img), img)
+
+
 def _train_step(loss_fn, opt):
     """The usual step: value and gradient of the loss over the parameter pytree, one update."""
 
@@ -155,6 +161,17 @@ def bert_encoder(rng, layers, d, seq, batch, vocab=1024):
     return model.apply, (params, tok, segment, attn_mask)
 
 
+class Patches(nn.Module):
+    """Non-overlapping patches, each embedded in d dims: [batch, patches, d]."""
+    d: int
+    patch: int
+
+    @nn.compact
+    def __call__(self, img):
+        x = nn.Conv(self.d, (self.patch, self.patch), strides=self.patch)(img)
+        return x.reshape(x.shape[0], -1, self.d)
+
+
 class Vit(nn.Module):
     patch: int
     layers: int
@@ -163,8 +180,7 @@ class Vit(nn.Module):
 
     @nn.compact
     def __call__(self, img):
-        x = nn.Conv(self.d, (self.patch, self.patch), strides=self.patch)(img)
-        x = x.reshape(x.shape[0], -1, self.d)
+        x = Patches(self.d, self.patch)(img)
         cls = self.param("cls", nn.initializers.zeros, (1, 1, self.d))
         x = jnp.concatenate([jnp.broadcast_to(cls, (x.shape[0], 1, self.d)), x], axis=1)
         x = x + self.param("pos", nn.initializers.normal(0.02), x.shape[1:])
@@ -176,9 +192,7 @@ class Vit(nn.Module):
 
 
 def vit(rng, image, patch, layers, d, batch):
-    model = Vit(patch, layers, d)
-    img = _f32(rng, batch, image, image, 3)
-    return model.apply, (model.init(_key(rng), img), img)
+    return _on_images(Vit(patch, layers, d), rng, image, batch)
 
 
 class MixerBlock(nn.Module):
@@ -200,17 +214,14 @@ class Mixer(nn.Module):
 
     @nn.compact
     def __call__(self, img):
-        x = nn.Conv(self.d, (self.patch, self.patch), strides=self.patch)(img)
-        x = x.reshape(x.shape[0], -1, self.d)
+        x = Patches(self.d, self.patch)(img)
         for _ in range(self.layers):
             x = MixerBlock(self.d // 2, 4 * self.d)(x)
         return nn.Dense(self.classes)(nn.LayerNorm()(x).mean(axis=1))
 
 
 def mlp_mixer(rng, image, patch, layers, d, batch):
-    model = Mixer(patch, layers, d)
-    img = _f32(rng, batch, image, image, 3)
-    return model.apply, (model.init(_key(rng), img), img)
+    return _on_images(Mixer(patch, layers, d), rng, image, batch)
 
 
 # --- convolutional networks ------------------------------------------------------------
@@ -300,9 +311,7 @@ class UNetBlock(nn.Module):
 
 
 def unet_block(rng, image, features, batch):
-    model = UNetBlock(features)
-    img = _f32(rng, batch, image, image, 3)
-    return model.apply, (model.init(_key(rng), img), img)
+    return _on_images(UNetBlock(features), rng, image, batch)
 
 
 # --- recurrent networks ----------------------------------------------------------------
@@ -387,9 +396,11 @@ MODELS: list[Model] = [
         "i32_p4_2l_d128_b4": dict(image=32, patch=4, layers=2, d=128, batch=4),
         "i64_p8_8l_d256_b8": dict(image=64, patch=8, layers=8, d=256, batch=8)}),
     Model("resnet_fwd", "CNN forward", resnet_forward, {
+        "i32_w8-16_b8": dict(image=32, widths=(8, 16), batch=8),
         "i32_w16-32_b8": dict(image=32, widths=(16, 32), batch=8),
         "i64_w32-64-128_b16": dict(image=64, widths=(32, 64, 128), batch=16)}),
     Model("resnet_train", "CNN SGD step", resnet_train, {
+        "i32_w8-16_b8": dict(image=32, widths=(8, 16), batch=8),
         "i32_w16-32_b8": dict(image=32, widths=(16, 32), batch=8),
         "i64_w32-64-128_b16": dict(image=64, widths=(32, 64, 128), batch=16)}),
     Model("unet", "U-Net block", unet_block, {

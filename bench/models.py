@@ -31,7 +31,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from model_zoo import MODELS  # noqa: E402
-from timing import compare, error_text, fmt_bytes, fmt_time, geomean, warm_up  # noqa: E402
+from timing import (compare, error_text, finish, fmt_bytes, fmt_time, geomean,  # noqa: E402
+                    warm_up)
 
 BIG_DECODER = ("gpt_fwd", "12l_d384_s64_b2")
 
@@ -154,10 +155,7 @@ def main(argv=None) -> int:
         state = row.get("error") or f"{row['ratio']:.2f}x run, {row['compile_ratio']:.2f}x compile"
         print(f"  done {name}/{size}: {state}", file=sys.stderr, flush=True)
     print_table(rows)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0 if all("error" not in r and not r["check"].startswith("WRONG") for r in rows) else 1
+    return finish(rows, a.json)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ followed by the geomean ratio per pattern and the worst ratios.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -31,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from timing import compare, error_text, fmt_time, geomean, warm_up  # noqa: E402
+from timing import compare, error_text, finish, fmt_time, geomean, warm_up  # noqa: E402
 
 DIMS = [2, 3, 4, 6, 8, 12, 16, 24, 31, 32, 48, 64, 96, 100, 128, 192, 256, 384, 500, 512,
         768, 1000, 1024, 2048]
@@ -272,10 +271,7 @@ def main(argv=None) -> int:
         rows.append(row)
         print(f"  {state:>6}  {case}", file=sys.stderr, flush=True)
     print_table(rows, a.worst)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0 if all("error" not in r and not r["check"].startswith("WRONG") for r in rows) else 1
+    return finish(rows, a.json)
 
 
 if __name__ == "__main__":

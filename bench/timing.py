@@ -24,6 +24,7 @@ off for mlxc, and XLA compiles each program once.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 
@@ -194,3 +195,11 @@ def geomean(values) -> float:
 def error_text(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
     return f"{type(e).__name__}: {lines[0][:150] if lines else ''}"
+
+
+def finish(rows: list[dict], json_path=None) -> int:
+    """Write the rows as JSON when asked; the exit status: 1 if a row failed or is WRONG."""
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0 if all("error" not in r and not r["check"].startswith("WRONG") for r in rows) else 1

@@ -152,12 +152,19 @@ def transpose(rng):
 
 
 def gather(rng):
-    kind = str(rng.choice(["embedding", "take", "take_along_axis"]))
+    kind = str(rng.choice(["embedding", "take", "take_along_axis", "shifted"]))
     if kind == "embedding":
         vocab, d = _dims(rng, 2)
         ids = rng.integers(0, vocab, size=_dims(rng, 2, lo=64, hi=MAX_ELEMENTS / d))
         return (f"table[ids] table{_shape([vocab, d])} ids{_shape(ids.shape)}",
                 lambda t, i: t[i], (_f32(rng, (vocab, d)), ids.astype(np.int32)))
+    if kind == "shifted":
+        # A language model's loss: the logit of each next token, logits[:, :-1] by tok[:, 1:].
+        batch, seq, vocab = _dims(rng, 3)
+        tok = rng.integers(0, vocab, size=(batch, seq)).astype(np.int32)
+        return (f"take_along_axis(x[:, :-1], ids[:, 1:, None], -1) x{_shape([batch, seq, vocab])}",
+                lambda x, t: jnp.take_along_axis(x[:, :-1], t[:, 1:, None], axis=-1),
+                (_f32(rng, (batch, seq, vocab)), tok))
     rank = int(rng.integers(2, 4))
     shape = _dims(rng, rank)
     axis = int(rng.integers(0, rank))

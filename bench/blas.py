@@ -61,9 +61,9 @@ def _worker(threads: int, rounds: int, batch_s: float) -> dict:
 def _time_alternating(calls, rounds: int, batch_s: float, pause_s: float = 0.3) -> list[float]:
     import time
 
-    from run import _batch_size
+    from timing import batch_size
 
-    sizes = [_batch_size(c, batch_s) for c in calls]
+    sizes = [batch_size(c, batch_s) for c in calls]
     best = [float("inf")] * len(calls)
     for _ in range(rounds):
         for i, (call, n) in enumerate(zip(calls, sizes)):

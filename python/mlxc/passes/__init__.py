@@ -32,6 +32,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-blocked-transposes": "mlxc.passes.blocked_transposes",
     "mlxc-dot-general-layout": "mlxc.passes.dot_general_layout",
     "mlxc-gather-loop-order": "mlxc.passes.gather_loop_order",
+    "mlxc-strided-gathers": "mlxc.passes.strided_gathers",
     "mlxc-saturate-float-to-int": "mlxc.passes.saturate_float_to_int",
     "mlxc-lower-extra-ops": "mlxc.passes.lower_extra_ops",
     "mlxc-mark-inputs-readonly": "mlxc.passes.mark_inputs_readonly",

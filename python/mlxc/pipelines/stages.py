@@ -7,7 +7,7 @@ stage's contract check. Targets (mlxc.targets.*) append their own lowering stage
 from __future__ import annotations
 
 from .. import settings
-from .model import Pass, Stage, mlir_pass
+from .model import Pass, Stage, mlir_pass, only_with
 
 
 def verify(stage: str) -> list[Pass]:
@@ -159,6 +159,10 @@ def bufferize_stage() -> Stage:
                   allow_return_allocs_from_loops=True,
                   bufferize_function_boundaries=True,
                   function_boundary_type_conversion="identity-layout-map"),
+        Pass("mlxc-strided-gathers", (), (),
+             "a vectorized gather whose tensor became a strided view (a slice's buffer) "
+             "reads by the view's strides: its offsets were linearized for a dense tensor",
+             only_with("vector.gather")),
         mlir_pass("cse", "merge identical subviews, so copies of a tile onto itself fold away"),
         mlir_pass("canonicalize",
                   "drop those copies, and fold loops that carry a buffer unchanged, so a result "

@@ -49,6 +49,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-record-temp-memory": "mlxc.passes.record_temp_memory",
     "mlxc-recompute-elementwise": "mlxc.passes.recompute_elementwise",
     "mlxc-extracts-as-inputs": "mlxc.passes.extracts_as_inputs",
+    "mlxc-inits-as-inputs": "mlxc.passes.inits_as_inputs",
     "mlxc-elementwise-in-place": "mlxc.passes.elementwise_in_place",
     "mlxc-early-dealloc": "mlxc.passes.early_dealloc",
     "mlxc-constant-buffers": "mlxc.passes.constant_buffers",

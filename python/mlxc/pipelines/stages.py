@@ -115,6 +115,10 @@ def fuse_stage() -> Stage:
         Pass("mlxc-extracts-as-inputs", (), (),
              "a gather body's read at its own loop indices (take_along_axis's label of row "
              "i) becomes an input, so the producer of what it reads fuses too"),
+        Pass("mlxc-inits-as-inputs", (), (),
+             "an elementwise op that reads its destination (an outer product's zero-filled "
+             "accumulator) takes it as an input: fused into a consumer with more loops, "
+             "the destination would be added to again on each pass of those loops"),
         mlir_pass("linalg-fuse-elementwise-ops",
                   "merge elementwise producers into their consumers: no intermediate tensors",
                   anchor="func.func"),

@@ -42,6 +42,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-complex-mul-fma": "mlxc.passes.complex_mul_fma",
     "mlxc-expand-small-float-casts": "mlxc.passes.expand_small_float_casts",
     "mlxc-keep-small-float-roundings": "mlxc.passes.keep_small_float_roundings",
+    "mlxc-small-float-selects": "mlxc.passes.small_float_selects",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     "mlxc-fold-unit-extent-dims": "mlxc.passes.fold_unit_extent_dims",

@@ -21,6 +21,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-signed-quantized-storage": "mlxc.passes.signed_quantized_storage",
     "mlxc-static-chlo-broadcasts": "mlxc.passes.static_chlo_broadcasts",
     "mlxc-specialize-arguments": "mlxc.passes.specialize_arguments",
+    "mlxc-shape-assertions": "mlxc.passes.shape_assertions",
     "mlxc-static-real-dynamic-slice": "mlxc.passes.static_real_dynamic_slice",
     "mlxc-precise-chlo-math": "mlxc.passes.precise_chlo_math",
     "mlxc-small-top-k": "mlxc.passes.small_top_k",

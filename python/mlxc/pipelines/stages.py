@@ -65,6 +65,10 @@ def import_stage(entry: str = "main") -> Stage:
         mlir_pass("stablehlo-canonicalize-dynamism",
                   "dynamic ops whose shapes are now constants become their static forms",
                   anchor="func.func"),
+        Pass("mlxc-shape-assertions", (), (),
+             "jax.export's @shape_assertion checks (b >= 1, arguments sharing b), constant "
+             "once the shapes are: dropped when they hold, a ValueError when not",
+             only_with("stablehlo.custom_call")),
         Pass("mlxc-static-real-dynamic-slice", (), (),
              "x[i:i+n] with a data-dependent i (real_dynamic_slice) as a dynamic_slice of "
              "size n; nothing to do in most programs"),

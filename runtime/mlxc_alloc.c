@@ -32,10 +32,13 @@ static size_t kept_bytes;
 
 static Header *header_of(void *payload) { return (Header *)((char *)payload - HEADER); }
 
+/* A block of `size` payload bytes; one that cannot be had (or whose size wraps
+ * around with the header) ends the checked call, or the process with a message:
+ * generated code never tests the pointer. */
 static void *fresh(size_t size) {
   void *base = NULL;
-  if (posix_memalign(&base, HEADER, HEADER + size) != 0)
-    return NULL;
+  if (size > SIZE_MAX - 2 * HEADER || posix_memalign(&base, HEADER, HEADER + size) != 0)
+    mlxc_alloc_failed(size);
   Header *h = (Header *)base;
   h->capacity = size;
   return (char *)base + HEADER;
@@ -78,6 +81,8 @@ MLXC_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t si
    * in the memref descriptor is fine: free receives the allocated pointer). */
   if (alignment <= HEADER)
     return _mlir_memref_to_llvm_alloc(size);
+  if (size > SIZE_MAX - alignment)
+    mlxc_alloc_failed(size);
   return fresh(size + alignment);
 }
 

@@ -60,6 +60,9 @@ static _Thread_local int in_region;
 static _Thread_local int claimed;            /* the last static_init handed out a block */
 static _Thread_local int32_t pushed_threads; /* __kmpc_push_num_threads, for the next region */
 
+/* Whether this thread runs a parallel region (mlxc_alloc.c cannot unwind out of one). */
+int mlxc_in_parallel_region(void) { return in_region; }
+
 /* A region without a thread count (not one mlxc emits) uses every online CPU. */
 static int default_threads(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);

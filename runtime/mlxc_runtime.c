@@ -3,7 +3,10 @@
  * Kept to plain C with no dependencies so it builds with any C compiler at
  * `pip install` time and loads where the compiler is not installed.
  */
+#include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mlxc_runtime.h"
@@ -80,6 +83,37 @@ MLXC_EXPORT void mlxc_call_packed(void (*fn)(void **), void **buffers) {
   void *arg = buffers;
   void *packed[1] = {&arg};
   fn(packed);
+}
+
+/* The checked call a failed allocation unwinds to, on this thread. */
+static _Thread_local jmp_buf *checked_call;
+static _Thread_local size_t failed_bytes;
+
+MLXC_EXPORT size_t mlxc_call_checked(void (*fn)(void **), void **buffers, int packed) {
+  jmp_buf here;
+  jmp_buf *outer = checked_call;
+  failed_bytes = 0;
+  if (setjmp(here) == 0) {
+    checked_call = &here;
+    if (packed)
+      mlxc_call_packed(fn, buffers);
+    else
+      fn(buffers);
+  }
+  checked_call = outer;
+  return failed_bytes;
+}
+
+void mlxc_alloc_failed(size_t size) {
+  /* Unwinding skips the generated code's frees (a leak, not a crash) but must not
+   * leave a parallel region half run: there the process still ends, with a reason. */
+  if (checked_call && !mlxc_in_parallel_region()) {
+    failed_bytes = size ? size : 1;
+    longjmp(*checked_call, 1);
+  }
+  fprintf(stderr, "mlxc: out of memory: a temporary of %zu bytes could not be allocated\n",
+          size);
+  abort();
 }
 
 MLXC_EXPORT const char *mlxc_runtime_version(void) { return MLXC_RUNTIME_VERSION; }

@@ -29,6 +29,17 @@ MLXC_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
 /* Bytes of freed blocks kept for reuse right now. */
 MLXC_EXPORT size_t mlxc_kept_bytes(void);
 
+/* Runs an entry point (through its packed wrapper when `packed`) so that a temporary
+ * it cannot allocate ends the call instead of the process: returns 0 when the call
+ * ran to its end, else the bytes of the allocation that failed (its temporaries so
+ * far are not freed). */
+MLXC_EXPORT size_t mlxc_call_checked(void (*fn)(void **), void **buffers, int packed);
+
+/* Internal to the runtime: mlxc_alloc.c reports a failed allocation to the checked
+ * call (or, outside one or inside a parallel region, prints it and aborts). */
+void mlxc_alloc_failed(size_t size);
+int mlxc_in_parallel_region(void);
+
 #ifdef __cplusplus
 }
 #endif

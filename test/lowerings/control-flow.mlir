@@ -173,19 +173,26 @@ func.func @if_else(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// case: scf.index_switch whose default is the last branch, so an index outside
-// [0, 3) takes it, as the spec says.
+// case: a chain of scf.if (one-shot bufferization gets the conflicts of scf.if's
+// results right, not those of scf.index_switch) whose last else is the last branch,
+// so an index outside [0, 3) takes it, as the spec says.
 // CHECK-LABEL: func.func @case3
 // CHECK-SAME: (%[[K:.*]]: tensor<i32>, %[[X:.*]]: tensor<2xf32>)
 // CHECK: %[[E:.*]] = tensor.extract %[[K]][] : tensor<i32>
 // CHECK: %[[I:.*]] = arith.index_cast %[[E]] : i32 to index
-// CHECK: %[[R:.*]] = scf.index_switch %[[I]] -> tensor<2xf32>
-// CHECK: case 0 {
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[I]], %[[C0]] : index
+// CHECK: %[[R:.*]] = scf.if %[[IS0]] -> (tensor<2xf32>) {
 // CHECK:   stablehlo.add
-// CHECK: case 1 {
-// CHECK:   stablehlo.multiply
-// CHECK: default {
-// CHECK:   stablehlo.negate
+// CHECK: } else {
+// CHECK:   %[[C1:.*]] = arith.constant 1 : index
+// CHECK:   %[[IS1:.*]] = arith.cmpi eq, %[[I]], %[[C1]] : index
+// CHECK:   %[[R1:.*]] = scf.if %[[IS1]] -> (tensor<2xf32>) {
+// CHECK:     stablehlo.multiply
+// CHECK:   } else {
+// CHECK:     stablehlo.negate
+// CHECK:   scf.yield %[[R1]]
+// CHECK-NOT: scf.index_switch
 // CHECK: return %[[R]]
 func.func @case3(%k: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
   %r = "stablehlo.case"(%k) ({
@@ -203,14 +210,15 @@ func.func @case3(%k: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// A single branch is the switch's default, with no case.
+// A single branch runs whatever the index: its ops in place of the case.
 // CHECK-LABEL: func.func @case1
-// CHECK: scf.index_switch
-// CHECK-NOT: case
-// CHECK: default {
+// CHECK-SAME: (%[[K:.*]]: tensor<i32>, %[[X:.*]]: tensor<2xf32>)
+// CHECK-NEXT: %[[N:.*]] = stablehlo.negate %[[X]]
+// CHECK-NEXT: return %[[N]]
 func.func @case1(%k: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
   %r = "stablehlo.case"(%k) ({
-    stablehlo.return %x : tensor<2xf32>
+    %0 = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %0 : tensor<2xf32>
   }) : (tensor<i32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }

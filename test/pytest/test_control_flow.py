@@ -198,6 +198,84 @@ def test_case_out_of_range_index_takes_last_branch():
         np.testing.assert_array_equal(exe(np.int32(i), x), expected.get(i, -x))
 
 
+# A case's result that is also returned, or read after another op, must keep its value:
+# an op computed from it may not write over its buffer (scf.index_switch results hid
+# that conflict from one-shot bufferization; the case is now a chain of scf.if).
+CASE_RESULT_REUSED = """
+func.func @main(%index: tensor<i32>, %x: tensor<SHAPEui32>) -> (tensor<SHAPEui32>, tensor<SHAPEui32>, tensor<SHAPEui32>) {
+  %lo = stablehlo.constant dense<0> : tensor<i32>
+  %hi = stablehlo.constant dense<2> : tensor<i32>
+  %i = stablehlo.clamp %lo, %index, %hi : tensor<i32>
+  %c = "stablehlo.case"(%i) ({
+    %k = stablehlo.constant dense<1> : tensor<SHAPEui32>
+    %0 = stablehlo.add %x, %k : tensor<SHAPEui32>
+    stablehlo.return %0 : tensor<SHAPEui32>
+  }, {
+    %k = stablehlo.constant dense<5> : tensor<SHAPEui32>
+    %0 = stablehlo.multiply %x, %k : tensor<SHAPEui32>
+    stablehlo.return %0 : tensor<SHAPEui32>
+  }, {
+    %k = stablehlo.constant dense<7> : tensor<SHAPEui32>
+    %0 = stablehlo.subtract %x, %k : tensor<SHAPEui32>
+    stablehlo.return %0 : tensor<SHAPEui32>
+  }) : (tensor<i32>) -> tensor<SHAPEui32>
+  %three = stablehlo.constant dense<3> : tensor<SHAPEui32>
+  %d = stablehlo.multiply %c, %three : tensor<SHAPEui32>
+  %e = stablehlo.xor %d, %c : tensor<SHAPEui32>
+  return RESULTS
+}
+"""
+
+
+@pytest.mark.parametrize("shape", ["", "4x"])
+@pytest.mark.parametrize("results", ["%c, %d, %e", "%c, %d"])
+def test_case_result_returned_and_reused(shape, results):
+    types = ", ".join(["tensor<SHAPEui32>"] * (results.count(",") + 1))
+    text = CASE_RESULT_REUSED.replace("RESULTS", f"{results} : {types}")
+    text = text.replace(") -> (tensor<SHAPEui32>, tensor<SHAPEui32>, tensor<SHAPEui32>)",
+                        f") -> ({types})")
+    exe = mlxc.compile(text.replace("SHAPE", shape))
+    x = np.array(11 if not shape else [11, 0, 2**32 - 1, 6], np.uint32)
+    for i in (-1, 0, 1, 2, 3):
+        c = [x + np.uint32(1), x * np.uint32(5), x - np.uint32(7)][min(max(i, 0), 2)]
+        d = c * np.uint32(3)
+        got = exe(np.int32(i), x)
+        for g, want in zip(got, (c, d, d ^ c)):
+            np.testing.assert_array_equal(g, want)
+
+
+_BRANCHES = [lambda x, y: x + y, lambda x, y: x * 5, lambda x, y: x - y * 7,
+             lambda x, y: x ^ y, lambda x, y: x >> 1]
+_AFTER = [lambda c, y: c * 3, lambda c, y: c + y, lambda c, y: c ^ 9, lambda c, y: -c,
+          lambda c, y: c * c]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_switch_results_reused_random_programs(seed):
+    # Random switches of 2-4 branches whose result is returned next to values computed
+    # from it, in place where a buffer dies (scalars and vectors, ui32 and i32).
+    rng = np.random.default_rng(seed)
+    branches = [_BRANCHES[k] for k in rng.permutation(len(_BRANCHES))[:rng.integers(2, 5)]]
+    after = [_AFTER[k] for k in rng.permutation(len(_AFTER))[:2]]
+    dtype = [np.uint32, np.int32][seed % 2]
+    shape = [(), (5,)][seed // 2 % 2]
+
+    def f(i, x, y):
+        c = lax.switch(i, branches, x, y)
+        d = after[0](c, y)
+        e = after[1](d, c)
+        return (c, d, e) if seed % 3 else (e, c, d)
+
+    x = rng.integers(0, 1000, shape).astype(dtype)
+    y = rng.integers(0, 1000, shape).astype(dtype)
+    exe = None
+    for i in range(-1, len(branches) + 1):
+        if exe is None:
+            exe, _ = _check(f, np.int32(i), x, y)
+        else:
+            assert_matches(exe(np.int32(i), x, y), jax.jit(f)(np.int32(i), x, y), 0)
+
+
 # --- counted loops (constant bounds) become scf.for --------------------------------
 
 def _lowered(fn, *args) -> str:

@@ -84,6 +84,43 @@ def test_gather_and_broadcasts():
     _check(lambda t, i: jnp.take(t, i, axis=0).mean(1) + t[:1], table, ids)
 
 
+def _cross_entropy(logits, labels):
+    # optax.softmax_cross_entropy_with_integer_labels, spelled as optax computes it.
+    picked = jnp.take_along_axis(logits, labels[..., None], axis=-1)[..., 0]
+    return jax.nn.logsumexp(logits, axis=-1) - picked
+
+
+# A gather from a slice reads a strided view of its operand's buffer (a subview): its
+# vectorized offsets must follow the view's strides (mlxc-strided-gathers).
+_SLICED_GATHERS = {
+    "rows_cut": lambda l, t: jnp.take_along_axis(l[:, :-1], t[:, 1:, None], axis=-1),
+    "rows_and_columns_cut": lambda l, t: jnp.take_along_axis(l[:, 1:, 2:7], t[:, 1:, None] % 5,
+                                                             axis=-1),
+    "strided_columns": lambda l, t: jnp.take_along_axis(l[:, :-1, ::2], t[:, 1:, None] % 4,
+                                                        axis=-1),
+    "batch_cut": lambda l, t: jnp.take_along_axis(l[1:], t[1:, :, None], axis=-1),
+    "rank_4": lambda l, t: jnp.take_along_axis(l.reshape(2, 2, 2, 8)[:, :, 1:],
+                                               t.reshape(2, 2, 2)[:, :, 1:, None], axis=-1),
+    "rows_of_a_slice": lambda l, t: jnp.take(l[:, 1:3].reshape(4, 8), t[0, :3] % 4, axis=0),
+    "cross_entropy": lambda l, t: _cross_entropy(
+        l[:, :-1], t[:, 1:]).mean(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SLICED_GATHERS))
+def test_gathers_from_slices(name):
+    l = np.arange(64, dtype=np.float32).reshape(2, 4, 8) / 7.0
+    t = np.array([[1, 6, 7, 0], [3, 6, 7, 2]], np.int32)
+    _check(_SLICED_GATHERS[name], l, t)
+
+
+def test_gather_from_a_slice_of_a_language_model_batch():
+    rng = np.random.default_rng(6)
+    logits, tok = _f(rng, 4, 33, 50), rng.integers(0, 50, (4, 33)).astype(np.int32)
+    _check(lambda l, t: _cross_entropy(
+        l[:, :-1], t[:, 1:]).mean(), logits, tok)
+
+
 def test_fit_picks_the_largest_divisor():
     assert schedules.fit(1024, 64) == 64
     assert schedules.fit(1000, 64) == 50

@@ -120,3 +120,19 @@ def test_caller_arrays_are_not_written():
     _compile(lambda a, b: jnp.tanh(a @ b + a) + b, a, b)
     np.testing.assert_array_equal(a, keep_a)
     np.testing.assert_array_equal(b, keep_b)
+
+
+@pytest.mark.parametrize("n", [4, 33])
+def test_outer_product_fused_into_a_product(n):
+    # An outer product (dot_general without contraction) reads its zero-filled
+    # destination; fused into the product after it, that destination was added to on
+    # every pass of the product's extra loop (mlxc-inits-as-inputs).
+    rng = _rng()
+    v, d = rng.standard_normal(n).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32)
+
+    def f(v, d):
+        outer = lax.dot_general(jnp.ones(n, np.float32), v, (((), ()), ((), ())))
+        return lax.dot_general(jnp.tril(outer), jnp.tril(d @ d.T), (((0,), (0,)), ((), ())),
+                               precision="highest")
+
+    _compile(f, v, d)

@@ -243,3 +243,39 @@ def test_a_padding_of_zeros_is_no_padding_of_a_max():
     np.testing.assert_array_equal(out, ref)
     assert (out[:, 0] == 0).all() and (out[:, 1:-1, 1:-1] < 0).all()
     assert exe.memory_stats()["temp_bytes"] == 2 * 9 * 9 * 16 * 4
+
+
+def _cnn(pool):
+    """Two convolutions, each followed by a 2x2 pooling, and a dense layer: the shape of
+    a flax CNN (nn.Conv, nn.max_pool / nn.avg_pool, nn.Dense)."""
+    def window(x):
+        if pool == "max":
+            return lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        return lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4
+
+    def forward(w1, w2, w3, x):
+        dn = ("NHWC", "HWIO", "NHWC")
+        x = window(jnp.maximum(lax.conv_general_dilated(x, w1, (1, 1), "SAME", dimension_numbers=dn), 0))
+        x = window(jnp.maximum(lax.conv_general_dilated(x, w2, (1, 1), "SAME", dimension_numbers=dn), 0))
+        return x.reshape(x.shape[0], -1) @ w3
+
+    return forward
+
+
+@pytest.mark.parametrize("pool", ["max", "avg"])
+def test_cnn_with_two_poolings_and_its_gradient(pool):
+    # Several products and poolings set aside in one module: each pooling was told
+    # apart by comparing it with ops already moved and erased ("the operation has been
+    # invalidated").
+    import jax
+    rng = np.random.default_rng(0)
+    args = (_f(rng, 3, 3, 4, 16), _f(rng, 3, 3, 16, 16), _f(rng, 3 * 3 * 16, 10), _f(rng, 2, 12, 12, 4))
+    forward = _cnn(pool)
+    loss = lambda w1, w2, w3, x: jnp.mean(forward(w1, w2, w3, x) ** 2)
+    for fn in (forward, jax.grad(loss, argnums=(0, 1, 2))):
+        text, _, expected = export_program(fn, *args)
+        if pool == "max":
+            assert text.count("stablehlo.reduce_window") >= 2
+        got = as_tuple(mlxc.compile(text)(*args))
+        for g, w in zip(got, expected):
+            np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-5 * np.abs(w).max())

@@ -1,5 +1,5 @@
 """stablehlo.while, stablehlo.if and stablehlo.case as scf.while (scf.for when the
-loop counts), scf.if and scf.index_switch.
+loop counts), scf.if and a chain of scf.if.
 
 The predicates and the case index are rank-0 tensors; they become scalars through
 `tensor.extract`. The region bodies move over unchanged.
@@ -18,7 +18,11 @@ def _scalar(value) -> ir.Value:
 
 
 def _replace(op, new_op) -> None:
-    for old, new in zip(op.results, new_op.results):
+    _replace_by_values(op, list(new_op.results))
+
+
+def _replace_by_values(op, values: list) -> None:
+    for old, new in zip(op.results, values):
         old.replace_all_uses_with(new)
     op.erase()
 
@@ -198,16 +202,41 @@ def if_(op) -> None:
     _replace(op, branch)
 
 
+def _if_chain(index, types: list, count: int) -> list:
+    """scf.if index == 0, else if index == 1, ... for `count` > 1 branches (the last one
+    the innermost else), built at the current insertion point; the ifs, outermost first."""
+    ifs, point = [], ir.InsertionPoint.current
+    for k in range(count - 1):
+        with point:
+            k_ = arith.ConstantOp(ir.IndexType.get(), k).result
+            branch = scf.IfOp(arith.CmpIOp(arith.CmpIPredicate.eq, index, k_).result, types,
+                              has_else=True)
+            if ifs:
+                scf.YieldOp(list(branch.results))
+        ifs.append(branch)
+        point = ir.InsertionPoint(branch.else_block)
+    return ifs
+
+
 @lowering("stablehlo.case")
 def case(op) -> None:
-    types = [r.type for r in op.results]
+    # A chain of scf.if, not scf.index_switch: one-shot bufferization misses the
+    # conflicts of a switch's tensor results (a branch wrote its result into a buffer
+    # that a later op then overwrote in place while the result was still to be read:
+    # `c = case(...); return c, c * 3` returned c * 3 twice), and gets those of scf.if
+    # right. LLVM turns the compares of one value back into a switch.
     count = len(op.regions)
+    if count == 1:  # the one branch runs whatever the index
+        body = [o.operation for o in op.regions[0].blocks[0].operations]
+        for o in body[:-1]:
+            o.move_before(op)
+        _replace_by_values(op, list(body[-1].operands))
+        return
     with ir.InsertionPoint(op), op.location:
         index = arith.IndexCastOp(ir.IndexType.get(), _scalar(op.operands[0])).result
-        # An index outside [0, count) runs the last branch (the spec): that branch is
-        # the switch's default, the others its cases.
-        switch = scf.IndexSwitchOp(types, index, list(range(count - 1)))
-    branches = [switch.regions[i + 1] for i in range(count - 1)] + [switch.regions[0]]
-    for region, target in zip(op.regions, branches):
-        move_body(region, target.blocks[0], [], lambda vals: scf.YieldOp(vals))
-    _replace(op, switch)
+        # An index outside [0, count) runs the last branch (the spec): the last else.
+        ifs = _if_chain(index, [r.type for r in op.results], count)
+    blocks = [b.then_block for b in ifs] + [ifs[-1].else_block]
+    for region, block in zip(op.regions, blocks):
+        move_body(region, block, [], lambda vals: scf.YieldOp(vals))
+    _replace(op, ifs[0])

@@ -90,6 +90,49 @@ def _value_types(scan: _Scan, skip: frozenset = frozenset()) -> set:
     return set(found)
 
 
+_MAX_BYTES = 2**63 - 1  # what an int64 offset, size or stride can address
+
+
+def _byte_size(t: ir.Type) -> int:
+    """A static tensor's size in bytes (exact: Python integers), else 0."""
+    if not isinstance(t, ir.RankedTensorType) or not ir.RankedTensorType(t).has_static_shape:
+        return 0
+    rt = ir.RankedTensorType(t)
+    element = rt.element_type
+    if isinstance(element, ir.ComplexType):
+        bits = 2 * _element_bits(ir.ComplexType(element).element_type)
+    else:
+        bits = _element_bits(element)
+    count = 1
+    for n in rt.shape:
+        count *= n
+    return count * max(1, (bits + 7) // 8)
+
+
+def _element_bits(element) -> int:
+    if isinstance(element, (ir.IntegerType, ir.FloatType)):
+        return element.width
+    return 64  # index, quantized storage at most: a bound is all this needs
+
+
+def _check_byte_sizes(scan: _Scan, types: set, stage: str) -> None:
+    """A tensor of more bytes than int64 addresses (tensor<100000000000x100000000000xf32>)
+    is refused by name, before any size computation wraps around."""
+    huge = {t for t in types if _byte_size(t) > _MAX_BYTES}
+    if not huge:
+        return
+    offenders = []
+    for op in scan.ops:
+        if any(t in huge for t in op.results.types) or any(
+                t in huge for region in op.regions for block in region.blocks
+                for t in block.arguments.types):
+            offenders.append(op)
+    t = next(iter(huge))
+    op = offenders[0] if offenders else scan.ops[0]
+    _fail(op, f"after stage '{stage}': {t} holds {_byte_size(t):,} bytes, more than a 64-bit "
+              f"size can address ({_MAX_BYTES:,})", offenders)
+
+
 def stablehlo_only(module, stage: str, scan: Optional[_Scan] = None) -> None:
     scan = scan or _Scan(module)
     ops = scan.ops
@@ -109,7 +152,9 @@ def stablehlo_only(module, stage: str, scan: Optional[_Scan] = None) -> None:
     composites = scan.where(lambda n: n == "stablehlo.composite")
     if composites:
         _fail(composites[0], f"after stage '{stage}': stablehlo.composite was not expanded", composites)
-    if not any(_is_dynamic(t) for t in _value_types(scan)):
+    types = _value_types(scan)
+    _check_byte_sizes(scan, types, stage)
+    if not any(_is_dynamic(t) for t in types):
         return
     dynamic = [o for o in ops if _dynamic_result(o)]
     if dynamic:

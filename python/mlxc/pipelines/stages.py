@@ -7,7 +7,7 @@ stage's contract check. Targets (mlxc.targets.*) append their own lowering stage
 from __future__ import annotations
 
 from .. import settings
-from .model import Pass, Stage, mlir_pass
+from .model import Pass, Stage, mlir_pass, only_with
 
 
 def verify(stage: str) -> list[Pass]:
@@ -65,6 +65,10 @@ def import_stage(entry: str = "main") -> Stage:
         mlir_pass("stablehlo-canonicalize-dynamism",
                   "dynamic ops whose shapes are now constants become their static forms",
                   anchor="func.func"),
+        Pass("mlxc-shape-assertions", (), (),
+             "jax.export's @shape_assertion checks (b >= 1, arguments sharing b), constant "
+             "once the shapes are: dropped when they hold, a ValueError when not",
+             only_with("stablehlo.custom_call")),
         Pass("mlxc-static-real-dynamic-slice", (), (),
              "x[i:i+n] with a data-dependent i (real_dynamic_slice) as a dynamic_slice of "
              "size n; nothing to do in most programs"),
@@ -119,6 +123,10 @@ def fuse_stage() -> Stage:
         Pass("mlxc-extracts-as-inputs", (), (),
              "a gather body's read at its own loop indices (take_along_axis's label of row "
              "i) becomes an input, so the producer of what it reads fuses too"),
+        Pass("mlxc-inits-as-inputs", (), (),
+             "an elementwise op that reads its destination (an outer product's zero-filled "
+             "accumulator) takes it as an input: fused into a consumer with more loops, "
+             "the destination would be added to again on each pass of those loops"),
         Pass("mlxc-contraction-reshape-barriers", (), (),
              "the reshapes at a contraction's edges hidden from the fusion below, which "
              "would fold them into the product and make it a rank-n generic contraction"),
@@ -173,6 +181,10 @@ def bufferize_stage() -> Stage:
                   allow_return_allocs_from_loops=True,
                   bufferize_function_boundaries=True,
                   function_boundary_type_conversion="identity-layout-map"),
+        Pass("mlxc-strided-gathers", (), (),
+             "a vectorized gather whose tensor became a strided view (a slice's buffer) "
+             "reads by the view's strides: its offsets were linearized for a dense tensor",
+             only_with("vector.gather")),
         mlir_pass("cse", "merge identical subviews, so copies of a tile onto itself fold away"),
         mlir_pass("canonicalize",
                   "drop those copies, and fold loops that carry a buffer unchanged, so a result "

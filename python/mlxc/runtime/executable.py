@@ -117,10 +117,18 @@ class Executable:
         self._call = self._make_call(address, packed)
 
     def _make_call(self, address: int, packed: bool) -> Callable[[Any], None]:
-        if packed:
-            return functools.partial(native.load().mlxc_call_packed, address)
-        fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
-        return fn
+        # Through the runtime's checked call: a temporary that cannot be allocated ends
+        # the call with its size, not the process (runtime/mlxc_runtime.c).
+        checked = functools.partial(native.load().mlxc_call_checked, address)
+        packed = int(packed)
+        entry = self.signature.entry
+
+        def call(buffers):
+            failed = checked(buffers, packed)
+            if failed:
+                raise MemoryError(f"{entry}(): a temporary of {failed:,} bytes "
+                                  f"({failed / 2**30:.1f} GiB) could not be allocated")
+        return call
 
     @property
     def num_inputs(self) -> int:

@@ -50,6 +50,8 @@ def load() -> ctypes.CDLL:
             lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
             lib.mlxc_call_packed.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
             lib.mlxc_call_packed.restype = None
+            lib.mlxc_call_checked.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+            lib.mlxc_call_checked.restype = ctypes.c_size_t
             lib.mlxc_runtime_version.restype = ctypes.c_char_p
             _lib = lib
         return _lib

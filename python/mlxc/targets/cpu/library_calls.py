@@ -214,6 +214,9 @@ def set_aside(module) -> None:
                  if library_convs.conv(op) is not None]
     pools = [op for op in irutil.ops_named(module, *library_pools.POOLS)
              if library_pools.pool(op) is not None]
+    # Whether each is a pool, decided now: the loop below erases the ops it has moved,
+    # and comparing an op with an erased one (`op in pools`) raises.
+    is_pool = [False] * len(products) + [True] * len(pools)
     products += pools
     if not products:
         return
@@ -238,7 +241,7 @@ def set_aside(module) -> None:
                 # The transpose that makes its filter HWIO (used by it alone) moves too:
                 # the call then reads the filter it transposes in place.
                 transpose = (library_convs.filter_transpose(op) or (None,))[0]
-            elif op in pools:
+            elif is_pool[n]:
                 # Its init's fill of the identity goes along (a copy, if shared): the
                 # vectorizer would make it loops, and the call could not drop it.
                 fill = library_pools.init_as_fill(op)

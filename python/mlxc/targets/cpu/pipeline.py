@@ -186,6 +186,10 @@ def lower_stage():
         Pass("mlxc-keep-small-float-roundings", (), (),
              "so canonicalization keeps those roundings (it folds extf(truncf(x)) marked "
              "contract into x)", only_with(types=_SMALL_FLOATS)),
+        Pass("mlxc-small-float-selects", (), (),
+             "selects of bf16/f16/fp8 values (left on their type by the emulation) choose "
+             "integer bit patterns: LLVM aborts on a select of 9 bf16 lanes",
+             only_with(types=_SMALL_FLOATS)),
         mlir_pass("arith-expand",
                   "bf16 conversions as integer ops: no compiler-rt __truncsfbf2 at run time",
                   anchor="func.func", include_bf16=True),

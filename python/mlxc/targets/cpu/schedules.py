@@ -253,6 +253,16 @@ def _iterators(op) -> list[str]:
     return [str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(op.attributes["iterator_types"])]
 
 
+# Combiners whose neutral element is an infinity, and the float types that have none
+# (LLVM's names end in FN, FNUZ or FNU: f8E4M3FN, f6E2M3FN, ...), in which upstream's
+# neutral element of a max is NaN: a max of f8E4M3FN values came out NaN.
+_INFINITE_NEUTRALS = ("arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf")
+
+
+def _finite_only(t: ir.Type) -> bool:
+    return str(t).endswith(("FN", "FNUZ", "FNU"))
+
+
 def _lane_wise_combiner(op) -> bool:
     """Whether the body of a one-result generic ends in `out = combiner(out, value)` with
     the output element used nowhere else: then partial results per lane combine
@@ -266,6 +276,8 @@ def _lane_wise_combiner(op) -> bool:
     combiner = yielded.owner
     if isinstance(combiner, ir.Block) or combiner.name not in _COMBINERS:
         return False
+    if combiner.name in _INFINITE_NEUTRALS and _finite_only(yielded.type):
+        return False  # the accumulator would start at +-inf, which is NaN there
     uses = [u.owner for u in out.uses]
     return len(uses) == 1 and uses[0] == combiner and out in list(combiner.operands)
 

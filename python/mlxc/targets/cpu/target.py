@@ -62,6 +62,7 @@ class CpuTarget:
         if "mlxc.temp_bytes" in module.operation.attributes:  # mlxc-record-temp-memory
             stats["temp_bytes"] = ir.IntegerAttr(
                 module.operation.attributes["mlxc.temp_bytes"]).value
+        link.add_signature_symbol(module, signature)
         triple = options.get("target_triple")
         if triple:
             parallel_jit.internalize_kernels(module)

@@ -27,7 +27,8 @@ from collections import Counter
 
 import numpy as np
 
-GOOD = ("refused", "same-answer", "interpreter-agrees", "unjudged")
+GOOD = ("refused", "same-answer", "interpreter-agrees", "unjudged", "interpreter-crashed")
+_INTERPRETING, _INTERPRETED = "bitflips: interpreting", "bitflips: interpreted"
 
 
 def program():
@@ -98,10 +99,12 @@ def judge(data: bytes, original_text: str, reference, interpret: bool) -> str:
         return "unjudged"
     from mlxc.conformance import oracle
 
+    print(_INTERPRETING, file=sys.stderr, flush=True)  # a crash from here on is not mlxc's
     try:
         expected = oracle.interpret(_generic_text(data), args)
     except Exception:  # noqa: BLE001 - the interpreter cannot run every program
         return "unjudged"
+    print(_INTERPRETED, file=sys.stderr, flush=True)
     if len(expected) != len(outputs) or not all(
             o.shape == e.shape and np.allclose(o, e, rtol=1e-5, atol=1e-6, equal_nan=True)
             for o, e in zip(outputs, expected)):
@@ -112,7 +115,11 @@ def judge(data: bytes, original_text: str, reference, interpret: bool) -> str:
 # --- a worker process per run of cases, restarted after a crash or a hang ------------
 
 def _worker() -> None:
+    import faulthandler
+
     import mlxc
+
+    faulthandler.enable()  # a crash's Python stack goes to the log the parent reads
 
     original = {}
     reference = {}
@@ -135,9 +142,9 @@ def run(cases: list[tuple[str, str, str]], timeout: float) -> list[str]:
     outcomes: list[str] = []
     i = 0
     while i < len(cases):
+        log = tempfile.TemporaryFile("w+", errors="replace")  # a pipe could fill and block it
         proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                errors="replace")
+                                stdout=subprocess.PIPE, stderr=log, text=True, errors="replace")
         while i < len(cases):
             kind, path, original = cases[i]
             proc.stdin.write(json.dumps({"kind": kind, "path": path, "original": original}) + "\n")
@@ -154,13 +161,24 @@ def run(cases: list[tuple[str, str, str]], timeout: float) -> list[str]:
                 break
             if not reply[0]:
                 proc.wait()
-                err = proc.stderr.read().strip().splitlines()
-                outcomes.append(f"CRASH (status {proc.returncode}): {err[-1] if err else ''}")
+                log.seek(0)
+                err = log.read().strip().splitlines()
+                stages = [line for line in err if line in (_INTERPRETING, _INTERPRETED)]
+                if stages and stages[-1] == _INTERPRETING:  # the StableHLO interpreter's crash
+                    outcomes.append("interpreter-crashed")
+                else:
+                    # The message, then the innermost Python frame faulthandler printed.
+                    frames = [line.strip() for line in err if line.strip().startswith("File ")]
+                    noise = ("Fatal", "Thread", "  ", "Current", "Extension", "bitflips:")
+                    message = next((line for line in err if not line.startswith(noise)), "")
+                    outcomes.append(f"CRASH (status {proc.returncode}): {message} "
+                                    f"{frames[0] if frames else ''}")
                 break
             outcomes.append(json.loads(reply[0]))
         else:
             proc.stdin.close()
             proc.wait()
+        log.close()
     return outcomes
 
 
@@ -170,6 +188,8 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--kinds", default="artifact,bytecode,text")
     p.add_argument("--timeout", type=float, default=180, help="seconds per case before a hang")
+    p.add_argument("--keep", metavar="DIR", help="write the damaged copies into DIR and keep them "
+                   "(compile one with mlxc to reproduce a bad outcome)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -178,6 +198,9 @@ def main() -> int:
     sources = dict(zip(("artifact", "bytecode", "text"), program()))
     bad = 0
     with tempfile.TemporaryDirectory(prefix="mlxc-bitflips-") as tmp:
+        if args.keep:
+            os.makedirs(args.keep, exist_ok=True)
+            tmp = args.keep
         for kind in args.kinds.split(","):
             original = os.path.join(tmp, f"{kind}.orig")
             with open(original, "wb") as f:
@@ -193,10 +216,10 @@ def main() -> int:
             counts = Counter(o if o in GOOD else o.split(":")[0] for o in outcomes)
             print(f"{kind} ({len(sources[kind])} bytes, {len(outcomes)} flips): "
                   + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
-            for bit, outcome in zip(bits, outcomes):
+            for (_, path, _), bit, outcome in zip(cases, bits, outcomes):
                 if outcome not in GOOD:
                     bad += 1
-                    print(f"  bit {bit}: {outcome}")
+                    print(f"  bit {bit}: {outcome}" + (f" ({path})" if args.keep else ""))
     return 1 if bad else 0
 
 

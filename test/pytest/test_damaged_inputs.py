@@ -129,3 +129,16 @@ def test_odd_files(tmp_path, make, message):
     make(path)
     with pytest.raises(mlxc.CompileError, match=f"{path}.*: error: .*{message}"):
         mlxc.compile(str(path))
+
+
+def test_location_as_an_attribute_value():
+    # Valid IR that a damaged file produced: reading such an attribute terminated the
+    # process inside the bindings (mlxc._mlir replaces the location casters).
+    text = ('func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32> {jax.result_info = loc("w"), '
+            'jax.other = [loc("f.py":1:2), loc(unknown)]}) {\n'
+            '  %0 = stablehlo.add %a, %a : tensor<4xf32> loc("r"("f.py":3:4))\n'
+            "  return %0 : tensor<4xf32>\n}\n")
+    exe = mlxc.compile(_bytecode_of(text))
+    assert str(exe.signature) == "main(arg0: f32[4]) -> (result: f32[4])"
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(exe(x), x + x)

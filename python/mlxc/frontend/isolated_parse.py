@@ -27,6 +27,7 @@ first bytecode compile. Checks run one at a time.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -47,6 +48,7 @@ _lock = threading.Lock()
 _worker: Optional["_Worker"] = None
 _accepted: dict[bytes, None] = {}  # digests of bytes that passed, oldest first
 _MAX_ACCEPTED = 256
+_exit_hook: list = []  # shutdown registered with atexit (once)
 
 
 class _Died(Exception):
@@ -146,6 +148,8 @@ def _ask(data: bytes, name: str, what: str) -> dict:
     global _worker
     for attempt in (1, 2):  # a worker an earlier input damaged gets one fresh start
         if _worker is None:
+            if not _exit_hook:
+                _exit_hook.append(atexit.register(shutdown))
             _worker = _Worker()
         try:
             return _worker.request(data, name, _timeout(len(data)))
@@ -172,7 +176,8 @@ def _as_dict(d: Diagnostic) -> dict:
 
 
 def shutdown() -> None:
-    """Stop the worker (it also stops by itself when this process exits)."""
+    """Stop the worker (done at exit; it would also stop by itself, reading the end of
+    its input)."""
     global _worker
     with _lock:
         if _worker is not None:

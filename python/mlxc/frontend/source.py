@@ -15,6 +15,7 @@ from typing import Union
 
 from .._mlir import ir, stablehlo
 from ..errors import CompileError, Diagnostic
+from ..runtime import files
 from . import isolated_parse, locations, sharding, utf8
 
 BYTECODE_MAGIC = b"ML\xefR"
@@ -168,18 +169,17 @@ def _parse_bytes(data: bytes, name: str, trusted: bool = False) -> tuple[ir.Modu
 
 
 def _read_file(path: str) -> bytes:
-    if os.path.isdir(path):
-        problem = "a directory, not a program file"
-    elif os.path.exists(path) and not os.path.isfile(path):
-        problem = "not a regular file (a device, a pipe or a socket)"
-    elif not os.path.exists(path):
+    try:
+        return files.read_regular_file(path)  # never blocks on a pipe or a device
+    except FileNotFoundError:
         problem = "no such file (and not MLIR text)"
-    else:
-        try:
-            with open(path, "rb") as f:
-                return f.read()
-        except OSError as e:
-            problem = f"cannot read it ({e.strerror or e})"
+    except IsADirectoryError:
+        problem = "a directory, not a program file"
+    except files.NotARegularFile as e:
+        problem = ("a directory, not a program file" if e.strerror == "a directory" else
+                   "not a regular file (a device, a pipe or a socket)")
+    except OSError as e:
+        problem = f"cannot read it ({e.strerror or e})"
     raise CompileError(f"{path}: {problem.split(' (')[0]}", [Diagnostic("error", path, problem)])
 
 

@@ -142,3 +142,17 @@ def test_location_as_an_attribute_value():
     assert str(exe.signature) == "main(arg0: f32[4]) -> (result: f32[4])"
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(exe(x), x + x)
+
+
+def test_undecodable_file_name(tmp_path):
+    # Python keeps a file name's non-UTF-8 bytes as lone surrogates; in a location they
+    # aborted the process. The error names the file with the byte escaped.
+    path = os.path.join(os.fsencode(tmp_path), b"bad\xff.mlir")
+    with open(path, "w") as f:
+        f.write(PROGRAM.replace("stablehlo.add", "stablehlo.bogus").replace("LOC", ""))
+    with pytest.raises(mlxc.CompileError, match=r"bad\\xff\.mlir:2:8: error: custom op "
+                                                r"'stablehlo.bogus' is unknown"):
+        mlxc.compile(os.fsdecode(path))
+    x = np.arange(4, dtype=np.float32)
+    exe = mlxc.compile(PROGRAM.replace("LOC", ""), name=os.fsdecode(path))
+    np.testing.assert_array_equal(exe(x), x + x)

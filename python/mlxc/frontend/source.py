@@ -90,7 +90,22 @@ def _parse_str(text: str, name: str) -> ir.Module:
                                "not text that UTF-8 can encode")]) from None
 
 
+def display_name(name: str) -> str:
+    """`name` as MLIR can hold it: a file name's undecodable bytes, which Python keeps as
+    lone surrogates, become `\\xNN` (a location naming them aborted the process)."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        pass
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that no file name's byte makes
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def parse_text(text: str, name: str) -> ir.Module:
+    name = display_name(name)
     if not text.strip():
         raise CompileError(f"{name}: the source is empty", [Diagnostic("error", name, "empty source")])
     utf8.check_text(text, name)
@@ -185,6 +200,7 @@ def _read_file(path: str) -> bytes:
 
 def load(source: Source, *, name: str | None = None) -> Loaded:
     """Parse and verify `source` in the current context."""
+    name = None if name is None else display_name(name)
     if isinstance(source, (ir.Module, ir.Operation)) or hasattr(source, "operation"):
         op = source.operation if hasattr(source, "operation") else source
         if op.name != "builtin.module":
@@ -196,8 +212,9 @@ def load(source: Source, *, name: str | None = None) -> Loaded:
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
         data = _read_file(path)
-        module, kind = _parse_bytes(data, name or path)
-        return Loaded(module, name or path, kind)
+        nm = name or display_name(path)
+        module, kind = _parse_bytes(data, nm)
+        return Loaded(module, nm, kind)
     if isinstance(source, str):
         nm = name or "<string>"
         return Loaded(parse_text(source, nm), nm, "text")

@@ -60,7 +60,8 @@ def _stand_in(monkeypatch, code: str) -> None:
     isolated_parse.shutdown()
     monkeypatch.setattr(isolated_parse, "_accepted", {})
     monkeypatch.setattr(isolated_parse, "WORKER_COMMAND", [
-        sys.executable, "-c", f"import os, signal, sys, time; sys.stdin.readline(); {code}"])
+        sys.executable, "-c", "import os, signal, sys, time; print('ready', flush=True); "
+                              f"sys.stdin.readline(); {code}"])
 
 
 @pytest.fixture
@@ -89,6 +90,17 @@ def test_reader_hang_is_a_compile_error(monkeypatch, fresh_worker):
     _stand_in(monkeypatch, "time.sleep(60)")
     with mlxc.settings.override(parse_timeout=2), pytest.raises(
             mlxc.CompileError, match=r"damaged MLIR bytecode: reading it took longer than 2 s"):
+        mlxc.compile(_bytecode_of(PROGRAM.replace("LOC", "")))
+
+
+def test_worker_that_cannot_start(monkeypatch, fresh_worker):
+    isolated_parse.shutdown()
+    monkeypatch.setattr(isolated_parse, "_accepted", {})
+    monkeypatch.setattr(isolated_parse, "WORKER_COMMAND", [
+        sys.executable, "-c", "import sys; sys.exit('ImportError: no module named torch_mlir')"])
+    with pytest.raises(mlxc.CompileError, match=r"<bytes>: error: mlxc's checking process "
+                       r"\(python -m mlxc.frontend.isolated_parse\) exited with status 1: "
+                       r"ImportError: no module named torch_mlir"):
         mlxc.compile(_bytecode_of(PROGRAM.replace("LOC", "")))
 
 

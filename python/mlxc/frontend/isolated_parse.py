@@ -44,6 +44,9 @@ from ..errors import CompileError, Diagnostic
 # The worker: this module run as a script (tests put a failing stand-in here).
 WORKER_COMMAND = [sys.executable, "-m", "mlxc.frontend.isolated_parse"]
 
+_READY = b"ready\n"  # the worker's first line, once it can parse
+_START_TIMEOUT = 600.0
+
 _lock = threading.Lock()
 _worker: Optional["_Worker"] = None
 _accepted: dict[bytes, None] = {}  # digests of bytes that passed, oldest first
@@ -54,10 +57,11 @@ _exit_hook: list = []  # shutdown registered with atexit (once)
 class _Died(Exception):
     """The worker exited (crashed) or ran out of time on a request."""
 
-    def __init__(self, what: str, stderr: str):
+    def __init__(self, what: str, stderr: str, starting: bool = False):
         super().__init__(what)
         self.what = what
         self.stderr = stderr
+        self.starting = starting  # before it could read anything: not the input's fault
 
 
 class _Worker:
@@ -70,30 +74,42 @@ class _Worker:
         self.proc = subprocess.Popen(WORKER_COMMAND,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.stderr, env=env)
+        self.started = False
 
     def request(self, data: bytes, name: str, timeout: float) -> dict:
-        reply: list[bytes] = []
-
-        def read() -> None:
-            reply.append(self.proc.stdout.readline())
-
+        if not self.started:
+            # Starting (importing the bindings) is not part of the time limit: on a busy
+            # machine it alone can take longer than a parse is allowed.
+            try:
+                first = self._readline(_START_TIMEOUT, "took longer than {:g} s to start")
+            except _Died as died:
+                raise _Died(died.what, died.stderr, starting=True) from None
+            if first != _READY:
+                raise _Died(f"wrote {first[:80]!r} instead of starting", "", starting=True)
+            self.started = True
         try:
             self.proc.stdin.write(json.dumps({"name": name, "size": len(data)}).encode() + b"\n")
             self.proc.stdin.write(data)
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             pass  # it died: the reply is empty
-        reader = threading.Thread(target=read, daemon=True)
+        return json.loads(self._readline(timeout, "took longer than {:g} s"))
+
+    def _readline(self, timeout: float, late: str) -> bytes:
+        """The worker's next line; _Died when it exits or is late (then it is killed)."""
+        line: list[bytes] = []
+        reader = threading.Thread(target=lambda: line.append(self.proc.stdout.readline()),
+                                  daemon=True)
         reader.start()
         reader.join(timeout)
         if reader.is_alive():
             self.close()
             reader.join()
-            raise _Died(f"took longer than {timeout:g} s", "")
-        if not reply or not reply[0]:
+            raise _Died(late.format(timeout), "")
+        if not line or not line[0]:
             self.proc.wait()
             raise _Died(_exit_reason(self.proc.returncode), self._stderr_tail())
-        return json.loads(reply[0])
+        return line[0]
 
     def _stderr_tail(self) -> str:
         try:
@@ -156,6 +172,11 @@ def _ask(data: bytes, name: str, what: str) -> dict:
         except _Died as died:
             _worker.close()
             _worker = None
+            if died.starting:
+                detail = f": {died.stderr}" if died.stderr else ""
+                raise CompileError(f"{name}: cannot check {what}", [Diagnostic(
+                    "error", name, f"mlxc's checking process (python -m "
+                    f"mlxc.frontend.isolated_parse) {died.what}{detail}")]) from None
             if attempt == 2 or died.what.startswith("took"):
                 detail = f"; it said: {died.stderr}" if died.stderr else ""
                 message = (f"damaged {what}: reading it {died.what} in mlxc's checking process"
@@ -192,6 +213,8 @@ def _serve() -> None:
     from .source import parse_bytecode
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    stdout.write(_READY)
+    stdout.flush()
     while True:
         header = stdin.readline()
         if not header:

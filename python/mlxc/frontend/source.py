@@ -83,7 +83,7 @@ def _parse_str(text: str, name: str) -> ir.Module:
         if m is None:
             raise
         line = text.count("\n", 0, m.start()) + 1
-        where = f"{name}:{line}:{m.start() - (text.rfind(chr(10), 0, m.start()) + 1) + 1}"
+        where = f"{name}:{line}:{m.start() - text.rfind(chr(10), 0, m.start())}"
         raise CompileError(f"{where}: the text holds a lone surrogate ({m.group()!a}), which "
                            "UTF-8 cannot encode", [Diagnostic(
                                "error", where, f"character {m.group()!a} is a lone surrogate: "

@@ -9,8 +9,10 @@ of the MLIR bindings. A hit is one `mlxc.load` of the artifact: a few millisecon
 An entry is `<dir>/v1/<key[:2]>/<key>.json`, naming the artifact beside it
 (`<key>-<checksum>.so`) with its size and SHA-256. Both are written to temporary
 files and renamed into place, the library first, so concurrent writers leave a
-complete entry; a reader checks the library against its checksum before loading
-it, so a truncated or corrupted entry is rebuilt, never loaded. Programs with `?` dimensions, MLIR module objects and
+complete entry; a reader opens both without blocking and only as regular files of
+the expected size (an entry replaced by a pipe, a device or a folder is a miss, never
+a hang) and checks the library against its checksum before loading it, so a
+truncated or corrupted entry is rebuilt, never loaded. Programs with `?` dimensions, MLIR module objects and
 compiles that dump IR are not cached. This module imports nothing of the compiler:
 `mlxc.compile` looks here before importing it.
 """

@@ -17,8 +17,9 @@ from typing import Optional
 
 from ..errors import CompileError, Diagnostic
 
-# A string literal holding at least one escape of a non-ASCII byte (\80 to \FF).
-_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+# String literals, and comments (skipped: a quote in a comment starts no string).
+_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|//[^\n]*')
+# An escape of a non-ASCII byte (\80 to \FF).
 _HIGH_ESCAPE = re.compile(r"\\[89a-fA-F][0-9a-fA-F]")
 _SIMPLE_ESCAPES = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\"}
 
@@ -51,7 +52,7 @@ def first_invalid(text: str) -> Optional[tuple[int, str]]:
         return None
     for m in _LITERAL.finditer(text):
         literal = m.group()
-        if _HIGH_ESCAPE.search(literal):
+        if literal[0] == '"' and _HIGH_ESCAPE.search(literal):
             try:
                 _literal_bytes(literal[1:-1]).decode("utf-8")
             except UnicodeDecodeError:

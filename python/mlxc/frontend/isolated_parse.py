@@ -19,10 +19,11 @@ dimensions keeps its own) and bytes that already passed the check in this proces
 (recognised by their SHA-256). Compiled programs in the compile cache are not
 bytecode: they are shared libraries, checked against their checksum before loading.
 
-The round trip costs a copy through a pipe and a second parse (a few milliseconds for
-a small program, see bench/parse_check.py); starting the worker, once per process,
-costs about as much as importing the bindings (about half a second), paid by the
-first bytecode compile. Checks run one at a time.
+The round trip costs a copy through a pipe and a second parse: 3-15 ms for the
+benchmark programs, 0.1-0.2 s for 16 MiB of constants (`python bench/parse_check.py`).
+Starting the worker, once per process, costs what importing the bindings costs (1-3 s
+on a busy machine), paid by the first bytecode compile and not counted in the time
+limit. Checks run one at a time.
 """
 
 from __future__ import annotations

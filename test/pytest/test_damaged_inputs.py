@@ -168,3 +168,13 @@ def test_undecodable_file_name(tmp_path):
     x = np.arange(4, dtype=np.float32)
     exe = mlxc.compile(PROGRAM.replace("LOC", ""), name=os.fsdecode(path))
     np.testing.assert_array_equal(exe(x), x + x)
+
+
+def test_constant_too_large_for_llvm():
+    # LLVM builds a constant's elements in one 32-bit-sized vector: it aborted the process.
+    text = ("func.func @main() -> tensor<99999999999xf32> {\n"
+            "  %0 = stablehlo.constant dense<1.0> : tensor<99999999999xf32>\n"
+            "  return %0 : tensor<99999999999xf32>\n}\n")
+    with pytest.raises(mlxc.CompileError, match=r"<string>:2:8: error: a constant of 99999999999 "
+                                                r"elements: LLVM holds at most 4294967295"):
+        mlxc.compile(text)

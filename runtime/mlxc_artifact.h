@@ -1,7 +1,7 @@
 /* The C ABI of an mlxc artifact: the shared library `mlxc compile -o model.so` or
  * `exe.save("model.so")` writes.
  *
- * An artifact exports exactly three symbols and needs nothing but the C library
+ * An artifact exports exactly four symbols and needs nothing but the C library
  * and libm (mlxc's native runtime is linked into it):
  *
  *   mlxc_entry(buffers)   runs the program. `buffers` holds one pointer per input,
@@ -21,6 +21,15 @@
  *                         input and output is {"name", "shape", "element_type"}
  *                         with MLIR element types (f32, bf16, i32, ui8, i1, ...).
  *   mlxc_abi_version()    MLXC_ABI_VERSION of the mlxc that wrote the artifact.
+ *   mlxc_signature_sha256 a NUL-terminated hex SHA-256 of the signature the code was
+ *                         compiled for (the manifest's, as mlxc writes it as JSON),
+ *                         defined by the program's code itself: mlxc.load refuses a
+ *                         manifest that does not match it.
+ *
+ * A file written by mlxc also ends in a checksum after the ELF data: "MLXC-SUM", the
+ * byte count it covers (little-endian, 8 bytes) and the SHA-256 of those bytes.
+ * mlxc.load verifies it, so a truncated or edited artifact is refused before it is
+ * opened; the dynamic loader ignores it.
  *
  * The header `mlxc compile` writes beside the artifact starts with this text and
  * adds the program's own sizes (MLXC_NUM_INPUTS, mlxc_buffer_bytes[], ...).
@@ -32,7 +41,7 @@
 
 #include <stdint.h>
 
-#define MLXC_ABI_VERSION 1
+#define MLXC_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +50,7 @@ extern "C" {
 void mlxc_entry(void **buffers);
 const char *mlxc_manifest(void);
 int mlxc_abi_version(void);
+extern const char mlxc_signature_sha256[65];
 
 #ifdef __cplusplus
 }

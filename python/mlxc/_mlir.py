@@ -34,6 +34,23 @@ if "mlxc._dialect_classes" not in _cext.globals.dialect_search_modules:
         ["mlxc._dialect_classes"] + list(_cext.globals.dialect_search_modules))
 
 
+def _location_attributes_stay_attributes() -> None:
+    """A location used as an attribute value (`{jax.result_info = loc("w")}`: valid IR,
+    and what a damaged file can hold) is downcast by the bindings with the caster of its
+    location class, which takes only an `ir.Location`: reading such an attribute raised
+    a TypeError inside C++ and terminated the process. The casters are shared by
+    locations and attributes (one map by TypeID), so each is replaced by one that
+    leaves attributes as plain `ir.Attribute`s and still downcasts locations."""
+    for cls in (ir.NameLoc, ir.FileLineColLoc, ir.CallSiteLoc, ir.FusedLoc, ir.UnknownLoc):
+        def cast(value, cls=cls):
+            return cls(value) if isinstance(value, ir.Location) else value
+
+        ir.register_type_caster(cls.static_typeid, replace=True)(cast)
+
+
+_location_attributes_stay_attributes()
+
+
 def load_linalg_op_classes() -> None:
     """Register linalg's generated op classes (for mlxc._dialect_classes.linalg), without
     the op DSL that importing the binding's linalg package also builds."""

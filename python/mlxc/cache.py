@@ -9,8 +9,10 @@ of the MLIR bindings. A hit is one `mlxc.load` of the artifact: a few millisecon
 An entry is `<dir>/v1/<key[:2]>/<key>.json`, naming the artifact beside it
 (`<key>-<checksum>.so`) with its size and SHA-256. Both are written to temporary
 files and renamed into place, the library first, so concurrent writers leave a
-complete entry; a reader checks the library against its checksum before loading
-it, so a truncated or corrupted entry is rebuilt, never loaded. Programs with `?` dimensions, MLIR module objects and
+complete entry; a reader opens both without blocking and only as regular files of
+the expected size (an entry replaced by a pipe, a device or a folder is a miss, never
+a hang) and checks the library against its checksum before loading it, so a
+truncated or corrupted entry is rebuilt, never loaded. Programs with `?` dimensions, MLIR module objects and
 compiles that dump IR are not cached. This module imports nothing of the compiler:
 `mlxc.compile` looks here before importing it.
 """
@@ -27,12 +29,15 @@ import warnings
 from typing import Optional
 
 from . import __version__, settings
-from .runtime import artifact, native
+from .runtime import artifact, files, native
 from .runtime.executable import Executable
 
 FORMAT = "v1"
 # Settings that do not change the code a compile produces.
-_NOT_IN_KEY = {"dump_dir", "repro_dir", "cache", "cache_dir", "runtime_library", "check_contracts"}
+_NOT_IN_KEY = {"dump_dir", "repro_dir", "cache", "cache_dir", "runtime_library", "check_contracts",
+               "parse_timeout"}
+
+_MAX_ENTRY = 1 << 20  # bytes of an entry's description (a few hundred in fact)
 
 _lock = threading.Lock()
 _fingerprint: Optional[str] = None
@@ -133,15 +138,15 @@ def lookup(k: Optional[str]) -> Optional[Executable]:
             return _in_flight[k]
     folder = _folder(k)
     try:
-        with open(os.path.join(folder, k + ".json")) as f:
-            want = json.load(f)
+        # Only regular files, opened without blocking: an entry replaced by a pipe, a
+        # device or a folder is a miss, never a hang.
+        want = json.loads(files.read_regular_file(os.path.join(folder, k + ".json"), _MAX_ENTRY))
         name = want["library"]
         if os.path.basename(name) != name or not name.startswith(k):
             return None
         lib = os.path.join(folder, name)
-        with open(lib, "rb") as f:
-            data = f.read()
-    except (OSError, ValueError, KeyError, TypeError):
+        data = files.read_regular_file(lib, want["size"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if len(data) != want.get("size") or hashlib.sha256(data).hexdigest() != want.get("sha256"):
         return None  # truncated or corrupted: compile again and rewrite
@@ -149,20 +154,6 @@ def lookup(k: Optional[str]) -> Optional[Executable]:
         return artifact.load(lib)
     except (artifact.ArtifactError, OSError):
         return None
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 _pending: list[threading.Thread] = []
@@ -212,7 +203,7 @@ def _write(k: str, exe: Executable, folder: str) -> None:
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-        _atomic_write(os.path.join(folder, k + ".json"), json.dumps({
+        files.write_atomically(os.path.join(folder, k + ".json"), json.dumps({
             "library": name, "size": len(data), "sha256": digest,
             "signature": str(exe.signature)}).encode())
         with _lock:

@@ -105,6 +105,10 @@ _ALL = [
             "kernels and compiles half of them on a second thread while a core is free (1: one "
             "thread, one function; the default on machines with fewer than 4 cores, where the "
             "second core is rarely free and outlining alone costs a tenth more compile time)"),
+    Setting("parse_timeout", "MLXC_PARSE_TIMEOUT", _int_in(1, 3600), 60,
+            "seconds that reading a program's MLIR bytecode or portable artifact (in a checking "
+            "process: a damaged file can hang or crash the reader) may take per MiB, at least "
+            "this long"),
     Setting("cache", "MLXC_CACHE", _bool, True,
             "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
     Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),

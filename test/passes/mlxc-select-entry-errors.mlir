@@ -20,3 +20,9 @@ func.func @main(%a: tensor<f32>) -> i32 {
   %c = arith.constant 1 : i32
   return %c : i32
 }
+
+// -----
+
+// A declaration has nothing to compile.
+// expected-error @below {{entry @main is only declared: it has no body to compile}}
+func.func private @main(%a: tensor<4xf32>) -> tensor<4xf32>

@@ -60,7 +60,7 @@ def test_saved_artifact_matches_jax_and_the_jit(name, tmp_path):
     # The artifact links the very object code the JIT runs: bit-identical results.
     for a, b in zip(as_tuple(out), as_tuple(exe(*args))):
         np.testing.assert_array_equal(a, b)
-    assert loaded.manifest["abi"] == 1
+    assert loaded.manifest["abi"] == mlxc.runtime.artifact.ABI_VERSION == 2
     assert loaded.memory_stats() == exe.memory_stats()
 
 
@@ -73,7 +73,7 @@ def test_artifact_exports_only_the_abi(tmp_path):
     out = subprocess.run([nm, "-D", "--defined-only", str(tmp_path / "m.so")],
                          capture_output=True, text=True, check=True).stdout
     assert sorted(line.split()[-1] for line in out.splitlines() if line.strip()) == \
-        ["mlxc_abi_version", "mlxc_entry", "mlxc_manifest"]
+        ["mlxc_abi_version", "mlxc_entry", "mlxc_manifest", "mlxc_signature_sha256"]
     needed = subprocess.run(["readelf", "-d", str(tmp_path / "m.so")], capture_output=True,
                             text=True).stdout if shutil.which("readelf") else ""
     assert "mlxc_runtime" not in needed  # the runtime is linked in, not a dependency

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -130,7 +131,8 @@ def _library(folder):
         return os.path.join(os.path.dirname(meta), json.load(f)["library"]), meta
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "empty_meta", "garbage_meta", "missing_library"])
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty_meta", "garbage_meta", "missing_library",
+                                    "fifo_meta", "fifo_library", "device_library", "folder_meta"])
 def test_damaged_entry_is_rebuilt_not_loaded(cache_dir, damage):
     text, args, ref = _program()
     mlxc.compile(text)
@@ -146,11 +148,27 @@ def test_damaged_entry_is_rebuilt_not_loaded(cache_dir, damage):
         open(meta, "w").close()
     elif damage == "garbage_meta":
         open(meta, "w").write('{"library": "../../../etc/passwd", "size": 1}')
+    elif damage in ("fifo_meta", "fifo_library"):  # opening one for reading would block
+        target = meta if damage == "fifo_meta" else lib
+        os.unlink(target)
+        os.mkfifo(target)
+    elif damage == "device_library":  # reading would never end
+        os.unlink(lib)
+        os.symlink("/dev/zero", lib)
+    elif damage == "folder_meta":
+        os.unlink(meta)
+        os.mkdir(meta)
     else:
         os.unlink(lib)
     rebuilt = mlxc.compile(text)
     assert not _is_hit(rebuilt)
     assert_matches(rebuilt(*args), ref, 1e-5)
+    if damage == "folder_meta":  # the entry cannot be written over a folder (a warning)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cache.wait()
+        assert not _is_hit(mlxc.compile(text))
+        return
     cache.wait()
     again = mlxc.compile(text)
     assert _is_hit(again)

@@ -84,7 +84,7 @@ def _record_forwarded_names(func) -> None:
 def result_name(func, index: int) -> str:
     attrs = irutil.result_attrs(func, index)
     info = attrs.get("jax.result_info")
-    if info is not None:
+    if isinstance(info, ir.StringAttr):  # (any attribute may stand there)
         text = ir.StringAttr(info).value
         if text:
             return text
@@ -111,6 +111,8 @@ def run(module, entry: str = "main") -> None:
                                        f"(public functions: {others}); pass entry=NAME")])
     if func.name != "func.func":
         raise CompileError.at(func, f"entry @{entry} is a '{func.name}', not a func.func")
+    if not func.regions[0].blocks:
+        raise CompileError.at(func, f"entry @{entry} is only declared: it has no body to compile")
     for f in irutil.functions(module):
         if f is not func and irutil.sym_name(f) != entry:
             f.attributes["sym_visibility"] = ir.StringAttr.get("private")

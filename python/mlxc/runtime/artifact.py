@@ -2,30 +2,38 @@
 
 An artifact is one shared library with the C ABI of `runtime/mlxc_artifact.h`:
 `mlxc_entry(void **buffers)` (the JIT's calling convention) and `mlxc_manifest()`,
-a JSON description of the signature and of the CPU it was compiled for. Loading
-reads the manifest, checks that this machine can run the code, and wraps the entry
-point in the same `Executable` the JIT returns: same argument checks, same errors,
-same speed, callable from several threads at once.
+a JSON description of the signature and of the CPU it was compiled for, followed by
+a checksum trailer (after the ELF data, where the dynamic loader never looks): the
+SHA-256 of everything before it. Loading checks the trailer before the library is
+opened (a truncated library makes the loader die of SIGBUS, and an edited manifest
+describes buffers the code does not have), reads the manifest, checks that this
+machine can run the code, and wraps the entry point in the same `Executable` the JIT
+returns: same argument checks, same errors, same speed, callable from several
+threads at once. Saving a loaded artifact writes a new file and renames it into
+place, never over a library some process has mapped.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import itertools
 import json
 import os
 import platform
-import shutil
 import struct
 import sys
 import tempfile
 import threading
 from typing import Optional
 
+from . import files
 from .executable import Executable
 from .signature import Signature
 
-ABI_VERSION = 1  # MLXC_ABI_VERSION in runtime/mlxc_artifact.h
+ABI_VERSION = 2  # MLXC_ABI_VERSION in runtime/mlxc_artifact.h
+# The code's own record of its signature (targets/cpu/link.py puts it into the program).
+SIGNATURE_SYMBOL = "mlxc_signature_sha256"
 
 # ELF e_machine values of the architectures mlxc names, for clear "wrong CPU" errors.
 ELF_MACHINES = {62: "x86_64", 183: "aarch64", 243: "riscv64", 21: "ppc64", 3: "i386", 40: "arm"}
@@ -94,11 +102,32 @@ def elf_header(data: bytes) -> Optional[tuple[str, int]]:
     return _ELF_TYPES.get(e_type, f"an ELF file of type {e_type}"), e_machine
 
 
-def _check_file(path: str) -> None:
-    with open(path, "rb") as f:
-        head = f.read(64)
+# The checksum trailer: magic, the byte count it covers (little-endian u64), SHA-256.
+_TRAILER_MAGIC = b"MLXC-SUM"
+TRAILER_BYTES = len(_TRAILER_MAGIC) + 8 + 32
+
+
+def checksum_trailer(data: bytes) -> bytes:
+    """What `data` (a linked library) gets appended to become an artifact."""
+    return _TRAILER_MAGIC + struct.pack("<Q", len(data)) + hashlib.sha256(data).digest()
+
+
+def _read(path: str) -> bytes:
+    try:
+        return files.read_regular_file(path)
+    except files.NotARegularFile as e:
+        raise ArtifactError(f"{path}: {e.strerror}, not an artifact") from None
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such artifact") from None
+    except OSError as e:
+        raise ArtifactError(f"{path}: cannot read it ({e.strerror or e})") from None
+
+
+def _check_file(path: str, data: bytes) -> Optional[bytes]:
+    """The artifact's checksum (None for one linked by hand, which has none), after
+    checking that `data` is an intact artifact for this machine."""
     if sys.platform.startswith("linux"):
-        elf = elf_header(head)
+        elf = elf_header(data[:64])
         if elf is None:
             raise ArtifactError(f"{path}: not an mlxc artifact (not an ELF shared library)")
         kind, machine = elf
@@ -108,6 +137,54 @@ def _check_file(path: str) -> None:
         if kind != "a shared library":
             raise ArtifactError(f"{path}: {kind}, not a shared library; link a cross-compiled "
                                 "object with the target's C compiler to make an artifact")
+        _check_elf_extent(path, data)
+    trailer = data[-TRAILER_BYTES:]
+    if len(data) < TRAILER_BYTES or not trailer.startswith(_TRAILER_MAGIC):
+        return None  # linked by hand (a cross-compiled object): nothing more to check
+    (size,) = struct.unpack("<Q", trailer[len(_TRAILER_MAGIC):len(_TRAILER_MAGIC) + 8])
+    digest = trailer[-32:]
+    if size != len(data) - TRAILER_BYTES or hashlib.sha256(data[:size]).digest() != digest:
+        raise ArtifactError(f"{path}: damaged artifact: its contents do not match the checksum "
+                            "mlxc wrote at its end (the file was truncated or modified after "
+                            "it was written); compile or save it again")
+    return digest
+
+
+def _check_elf_extent(path: str, data: bytes) -> None:
+    """Refuse an ELF file whose segments or sections reach past its end: the dynamic
+    loader maps them anyway, and the process dies of SIGBUS when it touches them."""
+    wide, order = data[4] == 2, "<" if data[5] == 1 else ">"
+    n = len(data)
+
+    def fields(fmt: str, offset: int) -> tuple:
+        if offset < 0 or offset + struct.calcsize(order + fmt) > n:
+            raise ArtifactError(f"{path}: truncated or damaged shared library (its headers end "
+                                f"past its {n} bytes)")
+        return struct.unpack_from(order + fmt, data, offset)
+
+    if wide:
+        phoff, shoff = fields("QQ", 32)
+        phentsize, phnum, shentsize, shnum = fields("HHHH", 54)
+        # (type, offset, size) of a program header and of a section header
+        segment, section = "I4xQ16xQ", "4xI16xQQ"
+    else:
+        phoff, shoff = fields("II", 28)
+        phentsize, phnum, shentsize, shnum = fields("HHHH", 42)
+        segment, section = "II8xI", "4xI8xII"
+    for table, count, size in ((phoff, phnum, phentsize), (shoff, shnum, shentsize)):
+        if count and table + count * size > n:
+            raise ArtifactError(f"{path}: truncated or damaged shared library (its headers end "
+                                f"past its {n} bytes)")
+    for i in range(phnum):
+        kind, offset, size = fields(segment, phoff + i * phentsize)
+        if kind == 1 and offset + size > n:  # PT_LOAD
+            raise ArtifactError(f"{path}: truncated or damaged shared library (a segment ends at "
+                                f"byte {offset + size}, past its {n} bytes)")
+    for i in range(shnum):
+        kind, offset, size = fields(section, shoff + i * shentsize)
+        if kind != 8 and offset + size > n:  # not SHT_NOBITS
+            raise ArtifactError(f"{path}: truncated or damaged shared library (a section ends at "
+                                f"byte {offset + size}, past its {n} bytes)")
 
 
 _link_dir: Optional[str] = None
@@ -161,6 +238,24 @@ def read_manifest(lib: ctypes.CDLL, path: str) -> dict:
     return manifest
 
 
+def signature_digest(signature: Signature) -> str:
+    return hashlib.sha256(signature.to_json().encode()).hexdigest()
+
+
+def check_signature(lib: ctypes.CDLL, signature: Signature, path: str) -> None:
+    """Refuse a manifest that does not describe the code: the program's buffers would
+    be read and written with other shapes or types."""
+    try:
+        recorded = (ctypes.c_char * 65).in_dll(lib, SIGNATURE_SYMBOL).value.decode("ascii", "replace")
+    except ValueError:
+        raise ArtifactError(f"{path}: not an mlxc artifact of ABI {ABI_VERSION} (no "
+                            f"{SIGNATURE_SYMBOL} symbol)") from None
+    if recorded != signature_digest(signature):
+        raise ArtifactError(f"{path}: the manifest describes {signature}, which is not the "
+                            "signature the code was compiled for (the manifest was edited, or "
+                            "linked with another program's code); compile it again")
+
+
 def check_cpu(manifest: dict, path: str) -> None:
     target = manifest.get("target", {})
     if target.get("arch") and target["arch"] != host_arch():
@@ -180,22 +275,28 @@ def load(path) -> Executable:
     Raises `FileNotFoundError`, or `ArtifactError` naming what is wrong with the file.
     """
     path = os.path.abspath(os.fspath(path))
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: no such artifact")
-    _check_file(path)
+    digest = _check_file(path, _read(path))
     try:
         lib = _dlopen(path)
     except OSError as e:
         raise ArtifactError(f"{path}: cannot load ({e})") from None
     manifest = read_manifest(lib, path)
     check_cpu(manifest, path)
-    signature = Signature.from_json(json.dumps(manifest["signature"]))
+    try:
+        signature = Signature.from_json(json.dumps(manifest["signature"]))
+    except (ValueError, KeyError, TypeError) as e:
+        raise ArtifactError(f"{path}: damaged artifact manifest ({e})") from None
+    check_signature(lib, signature, path)
     address = ctypes.cast(lib.mlxc_entry, ctypes.c_void_p).value
 
     def save(dest) -> None:
-        dest = os.fspath(dest)
-        if os.path.abspath(dest) != path:
-            shutil.copyfile(path, dest)
+        dest = os.path.abspath(os.fspath(dest))
+        if dest == path:
+            return
+        data = _read(path)
+        if digest is not None and data[-32:] != digest:
+            raise ArtifactError(f"{path} was replaced since it was loaded; load it again to save it")
+        files.write_atomically(dest, data, 0o755)
 
     return Executable(signature, address, packed=False, keepalive=lib,
                       stats=manifest.get("memory"), saver=save, manifest=manifest)

@@ -57,12 +57,13 @@ class _Collector:
         self._handle.detach()
 
 
-def _process(chunk: str, name: str, args, out: list[str], diags: list) -> bool:
-    """Run one input chunk; append its output text. Returns False on error."""
+def _process(chunk, name: str, args, out: list[str], diags: list) -> bool:
+    """Run one input chunk (text, or the bytes of MLIR bytecode or a portable artifact);
+    append its output text. Returns False on error."""
     from .. import targets
     from .._mlir import ir, new_context
     from ..errors import CompileError
-    from ..frontend.source import parse_text
+    from ..frontend.source import load, parse_text
     from ..pipelines import contracts, runner
     from ..pipelines.textual import parse_pipeline
 
@@ -73,7 +74,8 @@ def _process(chunk: str, name: str, args, out: list[str], diags: list) -> bool:
     try:
         with ctx, ir.Location.unknown():
             try:
-                module = parse_text(chunk, name)
+                module = parse_text(chunk, name) if isinstance(chunk, str) else \
+                    load(chunk, name=name).module
                 if args.mlxc_pipeline:
                     pipe = targets.get(args.mlxc_pipeline).pipeline(args.mlxc_entry)
                     start = args.mlxc_start_after
@@ -142,14 +144,24 @@ def _main(args) -> int:
     if (args.mlxc_stop_after or args.mlxc_start_after) and not args.mlxc_pipeline:
         return _fail("--mlxc-start-after/--mlxc-stop-after need --mlxc-pipeline")
     name = "<stdin>" if args.input == "-" else args.input
+    from ..frontend.source import BYTECODE_MAGIC
+    from ..runtime import files
+
     try:
-        if args.input == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.input, encoding="utf-8") as f:
-                text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        return _fail(f"cannot read {name}: {e}")
+        data = sys.stdin.buffer.read() if args.input == "-" else files.read_regular_file(args.input)
+    except OSError as e:
+        return _fail(f"cannot read {name}: {e.strerror or e}")
+    if data.startswith(BYTECODE_MAGIC):
+        text = data  # MLIR bytecode or a portable artifact: one program, nothing to split
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            print(f"{name}:{line}:{col}: error: byte 0x{data[e.start]:02X} is not UTF-8 (the input "
+                  "is neither MLIR text nor MLIR bytecode)", file=sys.stderr)
+            return 1
 
     from ..tools.verify_diagnostics import parse_expectations, verify
 
@@ -158,7 +170,7 @@ def _main(args) -> int:
     problems: list[str] = []
     from ..frontend.split import split_input
 
-    for chunk in (split_input(text) if args.split_input_file else [text]):
+    for chunk in (split_input(text) if args.split_input_file and isinstance(text, str) else [text]):
         diags: list = []
         try:
             ok &= _process(chunk, name, args, outputs, diags)
@@ -170,7 +182,8 @@ def _main(args) -> int:
             return _fail(str(e))
         if args.verify_diagnostics:
             # Chunks are padded to their true first line, so line numbers are absolute.
-            problems += verify(diags, parse_expectations(chunk), name)
+            problems += verify(diags, parse_expectations(chunk if isinstance(chunk, str) else ""),
+                               name)
     if args.verify_diagnostics:
         for p in problems:
             print(p, file=sys.stderr)
@@ -181,8 +194,11 @@ def _main(args) -> int:
     if args.output == "-":
         sys.stdout.write(text_out)
     else:
-        with open(args.output, "w") as f:
-            f.write(text_out)
+        try:
+            with open(args.output, "w") as f:
+                f.write(text_out)
+        except OSError as e:
+            return _fail(f"cannot write {args.output}: {e.strerror or e}")
     return status
 
 

@@ -27,7 +27,23 @@ from ...errors import CompileError, Diagnostic
 from ...runtime import artifact
 from ...runtime import native
 
-_EXPORTS = ("mlxc_entry", "mlxc_manifest", "mlxc_abi_version")
+_EXPORTS = ("mlxc_entry", "mlxc_manifest", "mlxc_abi_version", artifact.SIGNATURE_SYMBOL)
+
+
+def add_signature_symbol(module, signature) -> None:
+    """Put the SHA-256 of the signature the code is compiled for into the code itself
+    (`const char mlxc_signature_sha256[65]`), so that loading an artifact checks its
+    manifest against the program and not only against itself. weak_odr: a program
+    compiled as two modules (parallel_jit.py) holds it twice, one copy is kept."""
+    from ..._mlir import ir
+
+    digest = artifact.signature_digest(signature)
+    text = (f'llvm.mlir.global weak_odr constant @{artifact.SIGNATURE_SYMBOL}("{digest}\\00") '
+            f"{{addr_space = 0 : i32}} : !llvm.array<{len(digest) + 1} x i8>")
+    with module.context, ir.Location.unknown():
+        helper = ir.Module.parse(text)  # kept alive until its op has moved out
+        glob = helper.body.operations[0]
+        glob.operation.move_before(module.body.operations[0])
 
 
 def runtime_source_dir() -> str:
@@ -171,8 +187,9 @@ def write_shared_library(path: str, obj, man: dict, extra_c: str = "") -> None:
     """Link `obj` (this machine's code: an object file's bytes, or a list of them) and
     the C source `extra_c` with the runtime into the artifact `path`.
 
-    The library is written beside `path` and renamed over it, so a reader never
-    sees half a file.
+    The library, its checksum appended (runtime/artifact.py), is written beside `path`,
+    flushed and renamed over it, so a reader never sees half a file and a process that
+    mapped the old file keeps it intact.
     """
     src_dir = runtime_source_dir()
     cc = c_compiler()
@@ -206,6 +223,10 @@ def write_shared_library(path: str, obj, man: dict, extra_c: str = "") -> None:
             if proc.returncode != 0:
                 raise CompileError(f"linking the artifact {path} failed", [Diagnostic(
                     "error", "<link>", f"{' '.join(cmd)}\n{proc.stderr.strip()}")])
+            with open(tmp, "rb+") as f:  # the checksum mlxc.load verifies before dlopen
+                f.write(artifact.checksum_trailer(f.read()))
+                f.flush()
+                os.fsync(f.fileno())
             os.chmod(tmp, 0o755)
             os.replace(tmp, path)
         except BaseException:

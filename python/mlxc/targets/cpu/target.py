@@ -4,6 +4,7 @@ or, with `target_triple=`, an object file for another CPU (see objects.py)."""
 from __future__ import annotations
 
 import os
+import re
 
 from ... import settings
 from ..._mlir import execution_engine, ir, translate_module_to_llvmir
@@ -49,6 +50,24 @@ class ObjectCode:
         return f"<mlxc.ObjectCode {self.triple} {self.signature}>"
 
 
+# LLVM builds a constant array's elements in one SmallVector, whose size is 32-bit: a
+# larger constant (a splat result of 2^32 elements, say) aborts the process.
+_MAX_CONSTANT_ELEMENTS = (1 << 32) - 1
+_ARRAY_LENGTH = re.compile(r"array<(\d+) x ")
+
+
+def _check_constant_sizes(module) -> None:
+    for op in module.body.operations:
+        if op.operation.name != "llvm.mlir.global" or "value" not in op.operation.attributes:
+            continue
+        elements = 1
+        for n in _ARRAY_LENGTH.findall(str(op.operation.attributes["global_type"])):
+            elements *= int(n)
+        if elements > _MAX_CONSTANT_ELEMENTS:
+            raise CompileError.at(op, f"a constant of {elements} elements: LLVM holds at most "
+                                      f"{_MAX_CONSTANT_ELEMENTS} in one constant")
+
+
 class CpuTarget:
     name = "cpu"
 
@@ -62,6 +81,8 @@ class CpuTarget:
         if "mlxc.temp_bytes" in module.operation.attributes:  # mlxc-record-temp-memory
             stats["temp_bytes"] = ir.IntegerAttr(
                 module.operation.attributes["mlxc.temp_bytes"]).value
+        _check_constant_sizes(module)
+        link.add_signature_symbol(module, signature)
         triple = options.get("target_triple")
         if triple:
             parallel_jit.internalize_kernels(module)

@@ -139,20 +139,27 @@ static void F(tile)(int64_t kc, const T *pa, const T *pb, T *c, int64_t crs, int
   }
 }
 
+/* The same sums without packing: small products, or no memory for the buffers. */
+static void F(gemm_plain)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t ars,
+                          int64_t acs, const T *b, int64_t brs, int64_t bcs, T beta, T *c,
+                          int64_t crs, int64_t ccs) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T s = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        s += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
+      T *cij = c + i * crs + j * ccs;
+      *cij = (beta == 0 ? 0 : beta * *cij) + alpha * s;
+    }
+}
+
 static void F(gemm)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t ars,
                     int64_t acs, const T *b, int64_t brs, int64_t bcs, T beta, T *c,
                     int64_t crs, int64_t ccs) {
   if (m <= 0 || n <= 0)
     return;
   if (k <= 0 || m * n * k < 4096) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        T s = 0;
-        for (int64_t kk = 0; kk < k; ++kk)
-          s += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
-        T *cij = c + i * crs + j * ccs;
-        *cij = (beta == 0 ? 0 : beta * *cij) + alpha * s;
-      }
+    F(gemm_plain)(m, n, k, alpha, a, ars, acs, b, brs, bcs, beta, c, crs, ccs);
     return;
   }
   F(gemm_buffers) *buf = &F(buffers);
@@ -162,15 +169,7 @@ static void F(gemm)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_
     buf->pa = malloc(need * sizeof(T));
     if (!buf->pa) {
       buf->size = 0;
-      /* No memory for packing: the same sums, unpacked. */
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          T s = 0;
-          for (int64_t kk = 0; kk < k; ++kk)
-            s += a[i * ars + kk * acs] * b[kk * brs + j * bcs];
-          T *cij = c + i * crs + j * ccs;
-          *cij = (beta == 0 ? 0 : beta * *cij) + alpha * s;
-        }
+      F(gemm_plain)(m, n, k, alpha, a, ars, acs, b, brs, bcs, beta, c, crs, ccs);
       return;
     }
     buf->pb = buf->pa + KC * (MC + MR);
@@ -1031,6 +1030,21 @@ static void F(gesdd)(const T *a, T *a_out, T *s, T *u, T *vt, int32_t *info, int
 #undef QB
 #undef VL
 
+#elif defined(MLXC_LAPACK_TYPES) /* ---- the routines per element type, suffixed ISA ---- */
+
+#define MLXC_LAPACK_BODY
+#define T float
+#define F(x) PASTE(x##_f32, ISA)
+#include "mlxc_lapack.c"
+#undef T
+#undef F
+#define T double
+#define F(x) PASTE(x##_f64, ISA)
+#include "mlxc_lapack.c"
+#undef T
+#undef F
+#undef MLXC_LAPACK_BODY
+
 #else /* ---- instances and dispatch ---- */
 
 #include <float.h>
@@ -1040,7 +1054,12 @@ static void F(gesdd)(const T *a, T *a_out, T *s, T *u, T *vt, int32_t *info, int
 
 #include "mlxc_lapack.h"
 
-#define MLXC_LAPACK_BODY
+#define PASTE_(a, b) a##b
+#define PASTE(a, b) PASTE_(a, b)
+/* Constants of T, folded at compile time. */
+#define EPS (sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON)
+#define MIN_NORMAL (sizeof(T) == 4 ? FLT_MIN : DBL_MIN)
+#define MAX_FINITE (sizeof(T) == 4 ? FLT_MAX : DBL_MAX)
 
 /* The baseline instance, then (x86-64 with GCC or clang) one for AVX-512. Both with
  * multiply-adds contracted and loops vectorized (the artifact build compiles at -O2). */
@@ -1051,29 +1070,10 @@ static void F(gesdd)(const T *a, T *a_out, T *s, T *u, T *vt, int32_t *info, int
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
-#define T float
-#define F(x) x##_f32
-#define EPS FLT_EPSILON
-#define MIN_NORMAL FLT_MIN
-#define MAX_FINITE FLT_MAX
+#define MLXC_LAPACK_TYPES
+#define ISA
 #include "mlxc_lapack.c"
-#undef T
-#undef F
-#undef EPS
-#undef MIN_NORMAL
-#undef MAX_FINITE
-
-#define T double
-#define F(x) x##_f64
-#define EPS DBL_EPSILON
-#define MIN_NORMAL DBL_MIN
-#define MAX_FINITE DBL_MAX
-#include "mlxc_lapack.c"
-#undef T
-#undef F
-#undef EPS
-#undef MIN_NORMAL
-#undef MAX_FINITE
+#undef ISA
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MLXC_LAPACK_AVX512 1
@@ -1082,41 +1082,18 @@ static void F(gesdd)(const T *a, T *a_out, T *s, T *u, T *vt, int32_t *info, int
 #else
 #pragma GCC target("avx512f,avx512dq,fma")
 #endif
-
-#define T float
-#define F(x) x##_f32_avx512
-#define EPS FLT_EPSILON
-#define MIN_NORMAL FLT_MIN
-#define MAX_FINITE FLT_MAX
+#define ISA _avx512
 #include "mlxc_lapack.c"
-#undef T
-#undef F
-#undef EPS
-#undef MIN_NORMAL
-#undef MAX_FINITE
-
-#define T double
-#define F(x) x##_f64_avx512
-#define EPS DBL_EPSILON
-#define MIN_NORMAL DBL_MIN
-#define MAX_FINITE DBL_MAX
-#include "mlxc_lapack.c"
-#undef T
-#undef F
-#undef EPS
-#undef MIN_NORMAL
-#undef MAX_FINITE
-
+#undef ISA
 #if defined(__clang__)
 #pragma clang attribute pop
 #endif
 #endif
+#undef MLXC_LAPACK_TYPES
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
-
-#undef MLXC_LAPACK_BODY
 
 static int use_avx512(void) {
 #ifdef MLXC_LAPACK_AVX512

@@ -11,16 +11,13 @@ up to sign, by their residual and orthonormality.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax
 
 import mlxc
-from helpers import NO_COMPILER_LOADER, export_program
+from helpers import export_program, run_without_compiler
 
 
 def _every_op(spd, a, b):
@@ -147,11 +144,4 @@ def test_saved_artifact_runs_the_kernels(tmp_path):
     text, _, expected = export_program(_every_op, *args)
     path = tmp_path / "linalg.so"
     mlxc.compile(text).save(path)
-    np.savez(tmp_path / "x.npz", *args)
-    (tmp_path / "loader.py").write_text(NO_COMPILER_LOADER)
-    proc = subprocess.run([sys.executable, str(tmp_path / "loader.py"), str(path),
-                           str(tmp_path / "x.npz"), str(tmp_path / "out.npz")],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    with np.load(tmp_path / "out.npz") as out:
-        _check(tuple(out[f"arr_{i}"] for i in range(len(expected))), expected, args, np.float32)
+    _check(tuple(run_without_compiler(path, args, tmp_path)), expected, args, np.float32)

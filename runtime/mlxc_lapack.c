@@ -237,68 +237,6 @@ static void F(gemm)(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_
 
 #define NB 64
 
-/* A = L L^T in the lower triangle of a (n x n, lda); the upper triangle of each diagonal
- * block is overwritten. Returns info. */
-static int32_t F(potrf_lower)(int64_t n, T *a, int64_t lda) {
-  for (int64_t k0 = 0; k0 < n; k0 += NB) {
-    int64_t kb = n - k0 < NB ? n - k0 : NB, k1 = k0 + kb;
-    T *d = a + k0 * lda + k0;
-    /* Left-looking: the block's rows minus their products with the columns done. */
-    F(gemm)(kb, kb, k0, -1, a + k0 * lda, lda, 1, a + k0 * lda, 1, lda, 1, d, lda, 1);
-    for (int64_t i = 0; i < kb; ++i) {
-      T *ri = d + i * lda;
-      for (int64_t j = 0; j < i; ++j)
-        ri[j] = (ri[j] - F(dot)(j, ri, d + j * lda)) / d[j * lda + j];
-      T p = ri[i] - F(dot)(i, ri, ri);
-      if (!(p > 0)) {
-        ri[i] = p;
-        return (int32_t)(k0 + i + 1);
-      }
-      ri[i] = (T)sqrt((double)p);
-    }
-    if (k1 < n) {
-      T *panel = a + k1 * lda + k0;
-      F(gemm)(n - k1, kb, k0, -1, a + k1 * lda, lda, 1, a + k0 * lda, 1, lda, 1, panel, lda, 1);
-      /* Each row x of the panel solves x L_D^T = p. */
-      for (int64_t i = 0; i < n - k1; ++i) {
-        T *x = panel + i * lda;
-        for (int64_t j = 0; j < kb; ++j)
-          x[j] = (x[j] - F(dot)(j, x, d + j * lda)) / d[j * lda + j];
-      }
-    }
-  }
-  return 0;
-}
-
-static void F(potrf)(const T *a, T *out, int32_t *info, int64_t batch, int64_t n, int32_t lower) {
-  T *work = lower ? NULL : malloc((size_t)(n * n) * sizeof(T) + 1);
-  for (int64_t b = 0; b < batch; ++b) {
-    const T *x = a + b * n * n;
-    T *y = out + b * n * n;
-    if (lower) {
-      memcpy(y, x, (size_t)(n * n) * sizeof(T));
-      info[b] = F(potrf_lower)(n, y, n);
-      /* The strict upper triangle keeps A's entries, as LAPACK leaves them. */
-      for (int64_t i = 0; i < n; ++i)
-        memcpy(y + i * n + i + 1, x + i * n + i + 1, (size_t)(n - i - 1) * sizeof(T));
-    } else {
-      if (!work) {
-        info[b] = -1;
-        continue;
-      }
-      /* A = U^T U: U^T is the lower factor of A^T, whose lower triangle is A's upper. */
-      F(transpose)(n, n, x, n, work, n);
-      info[b] = F(potrf_lower)(n, work, n);
-      F(transpose)(n, n, work, n, y, n);
-      for (int64_t i = 0; i < n; ++i)
-        memcpy(y + i * n, x + i * n, (size_t)i * sizeof(T));
-    }
-  }
-  free(work);
-}
-
-/* ---- triangular solves ---- */
-
 /* A X = B in place, A (m x m, lda) lower or upper, B m x n (ldb). */
 static void F(trsm_left)(int64_t m, int64_t n, const T *a, int64_t lda, T *b, int64_t ldb,
                          int lower, int unit) {
@@ -327,6 +265,70 @@ static void F(trsm_left)(int64_t m, int64_t n, const T *a, int64_t lda, T *b, in
     }
   }
 }
+
+/* A = L L^T in the lower triangle of a (n x n, lda); the upper triangle of each diagonal
+ * block is overwritten. `work` holds NB (n + 1) values. Returns info. */
+static int32_t F(potrf_lower)(int64_t n, T *a, int64_t lda, T *work) {
+  T *inv = work, *pt = work + NB;
+  for (int64_t k0 = 0; k0 < n; k0 += NB) {
+    int64_t kb = n - k0 < NB ? n - k0 : NB, k1 = k0 + kb;
+    T *d = a + k0 * lda + k0;
+    /* Left-looking: the block's rows minus their products with the columns done. */
+    F(gemm)(kb, kb, k0, -1, a + k0 * lda, lda, 1, a + k0 * lda, 1, lda, 1, d, lda, 1);
+    for (int64_t i = 0; i < kb; ++i) {
+      T *ri = d + i * lda;
+      for (int64_t j = 0; j < i; ++j)
+        ri[j] = (ri[j] - F(dot)(j, ri, d + j * lda)) * inv[j];
+      T p = ri[i] - F(dot)(i, ri, ri);
+      if (!(p > 0)) {
+        ri[i] = p;
+        return (int32_t)(k0 + i + 1);
+      }
+      ri[i] = (T)sqrt((double)p);
+      inv[i] = 1 / ri[i];
+    }
+    if (k1 < n) {
+      int64_t rows = n - k1;
+      T *panel = a + k1 * lda + k0;
+      F(gemm)(rows, kb, k0, -1, a + k1 * lda, lda, 1, a + k0 * lda, 1, lda, 1, panel, lda, 1);
+      /* X L_D^T = P is L_D X^T = P^T: a solve down long rows of the transposed panel. */
+      F(transpose)(rows, kb, panel, lda, pt, rows);
+      F(trsm_left)(kb, rows, d, lda, pt, rows, 1, 0);
+      F(transpose)(kb, rows, pt, rows, panel, lda);
+    }
+  }
+  return 0;
+}
+
+static void F(potrf)(const T *a, T *out, int32_t *info, int64_t batch, int64_t n, int32_t lower) {
+  T *scratch = malloc((size_t)(NB * (n + 1) + (lower ? 0 : n * n)) * sizeof(T));
+  T *work = scratch + NB * (n + 1);
+  for (int64_t b = 0; b < batch; ++b) {
+    const T *x = a + b * n * n;
+    T *y = out + b * n * n;
+    if (!scratch) {
+      info[b] = -1;
+      continue;
+    }
+    if (lower) {
+      memcpy(y, x, (size_t)(n * n) * sizeof(T));
+      info[b] = F(potrf_lower)(n, y, n, scratch);
+      /* The strict upper triangle keeps A's entries, as LAPACK leaves them. */
+      for (int64_t i = 0; i < n; ++i)
+        memcpy(y + i * n + i + 1, x + i * n + i + 1, (size_t)(n - i - 1) * sizeof(T));
+    } else {
+      /* A = U^T U: U^T is the lower factor of A^T, whose lower triangle is A's upper. */
+      F(transpose)(n, n, x, n, work, n);
+      info[b] = F(potrf_lower)(n, work, n, scratch);
+      F(transpose)(n, n, work, n, y, n);
+      for (int64_t i = 0; i < n; ++i)
+        memcpy(y + i * n, x + i * n, (size_t)i * sizeof(T));
+    }
+  }
+  free(scratch);
+}
+
+/* ---- triangular solves ---- */
 
 static void F(trsm)(const T *a, const T *b, T *out, int64_t batch, int64_t m, int64_t n, int32_t left,
              int32_t lower, int32_t trans, int32_t unit) {
@@ -370,53 +372,73 @@ static void F(swap_rows)(int64_t n, T *x, T *y) {
   }
 }
 
-/* LAPACK's getf2 on columns k0..k1 of a (rows k0..m), swapping whole rows (n wide). */
+/* LAPACK's getf2 on the panel of columns k0..k1 (rows k0..m) of a, held transposed in
+ * pt (k1 - k0 rows of m - k0: the columns are contiguous for the pivot search, the
+ * scaling and the updates); the row swaps within the panel become column swaps there,
+ * those of the other columns follow (the whole rows end up swapped, as LAPACK's laswp). */
 static void F(getf2)(int64_t m, int64_t n, T *a, int64_t k0, int64_t k1, int32_t *ipiv,
-                     int32_t *info) {
+                     int32_t *info, T *pt) {
   const T sfmin = MIN_NORMAL;
-  for (int64_t j = k0; j < k1; ++j) {
-    int64_t p = j;
-    T best = (T)fabs((double)a[j * n + j]);
-    for (int64_t i = j + 1; i < m; ++i) {
-      T v = (T)fabs((double)a[i * n + j]);
+  int64_t kb = k1 - k0, rows = m - k0;
+  F(transpose)(rows, kb, a + k0 * n + k0, n, pt, rows);
+  for (int64_t jj = 0; jj < kb; ++jj) {
+    T *col = pt + jj * rows;
+    int64_t p = jj;
+    T best = (T)fabs((double)col[jj]);
+    for (int64_t i = jj + 1; i < rows; ++i) {
+      T v = (T)fabs((double)col[i]);
       if (v > best) {
         best = v;
         p = i;
       }
     }
-    ipiv[j] = (int32_t)(p + 1);
-    T pivot = a[p * n + j];
+    ipiv[k0 + jj] = (int32_t)(k0 + p + 1);
+    T pivot = col[p];
     if (pivot != 0) {
-      if (p != j)
-        F(swap_rows)(n, a + j * n, a + p * n);
-      if (fabs((double)pivot) >= sfmin) {
-        T r = 1 / pivot;
-        for (int64_t i = j + 1; i < m; ++i)
-          a[i * n + j] *= r;
-      } else {
-        for (int64_t i = j + 1; i < m; ++i)
-          a[i * n + j] /= pivot;
-      }
+      if (p != jj)
+        for (int64_t c = 0; c < kb; ++c) {
+          T t = pt[c * rows + jj];
+          pt[c * rows + jj] = pt[c * rows + p];
+          pt[c * rows + p] = t;
+        }
+      if (fabs((double)pivot) >= sfmin)
+        F(scal)(rows - jj - 1, 1 / pivot, col + jj + 1);
+      else
+        for (int64_t i = jj + 1; i < rows; ++i)
+          col[i] /= pivot;
     } else if (*info == 0) {
-      *info = (int32_t)(j + 1);
+      *info = (int32_t)(k0 + jj + 1);
     }
-    /* The rest of the panel: rank-1 update. */
-    for (int64_t i = j + 1; i < m; ++i)
-      F(axpy)(k1 - j - 1, -a[i * n + j], a + j * n + j + 1, a + i * n + j + 1);
+    /* The rest of the panel: rank-1 update, column by column. */
+    for (int64_t c = jj + 1; c < kb; ++c)
+      F(axpy)(rows - jj - 1, -pt[c * rows + jj], col + jj + 1, pt + c * rows + jj + 1);
+  }
+  F(transpose)(kb, rows, pt, rows, a + k0 * n + k0, n);
+  for (int64_t j = k0; j < k1; ++j) {
+    int64_t p = ipiv[j] - 1;
+    if (p != j) {
+      F(swap_rows)(k0, a + j * n, a + p * n);
+      F(swap_rows)(n - k1, a + j * n + k1, a + p * n + k1);
+    }
   }
 }
 
 static void F(getrf)(const T *a, T *out, int32_t *ipiv, int32_t *info, int64_t batch, int64_t m,
-              int64_t n) {
+                     int64_t n) {
   int64_t steps = m < n ? m : n;
+  T *pt = malloc((size_t)(NB * m) * sizeof(T) + 1);
   for (int64_t b = 0; b < batch; ++b) {
     T *x = out + b * m * n;
     int32_t *piv = ipiv + b * steps;
     memcpy(x, a + b * m * n, (size_t)(m * n) * sizeof(T));
     info[b] = 0;
+    if (!pt) {
+      info[b] = -1;
+      continue;
+    }
     for (int64_t k0 = 0; k0 < steps; k0 += NB) {
       int64_t k1 = k0 + NB < steps ? k0 + NB : steps;
-      F(getf2)(m, n, x, k0, k1, piv, &info[b]);
+      F(getf2)(m, n, x, k0, k1, piv, &info[b], pt);
       if (k1 < n) {
         /* U12 = L11^-1 A12, then A22 -= L21 U12. */
         for (int64_t i = k0 + 1; i < k1; ++i)
@@ -427,6 +449,7 @@ static void F(getrf)(const T *a, T *out, int32_t *ipiv, int32_t *info, int64_t b
       }
     }
   }
+  free(pt);
 }
 
 #undef NB

@@ -631,28 +631,58 @@ static void F(orgqr)(const T *a, const T *tau, T *q, int64_t batch, int64_t m, i
 
 /* Householder tridiagonalization of the full symmetric s (n x n) in place (sytd2, on
  * rows): d, e (e[i] = T[i, i+1]); reflector k in row k from column k+1 (v[0] = 1
- * implied), tau[k]. `p` holds n values. */
+ * implied), tau[k]. Each step's rank-2 update of a row is fused with the next step's
+ * product S v on it: one pass over the trailing matrix per step, not three. `p` holds
+ * 2 n values. */
 static void F(sytrd)(int64_t n, T *s, T *d, T *e, T *tau, T *p) {
+  T *next = p + n;
+  int have_p = 0; /* p = tau[k] S22 v, computed by the previous step */
   for (int64_t k = 0; k + 2 < n; ++k) {
     int64_t len = n - k - 1;
     T *v = s + k * n + k + 1;
-    T t = F(larfg)(len, v);
-    tau[k] = t;
-    d[k] = s[k * n + k];
-    e[k] = v[0];
+    T *s22 = s + (k + 1) * n + k + 1;
+    if (!have_p) {
+      tau[k] = F(larfg)(len, v);
+      d[k] = s[k * n + k];
+      e[k] = v[0];
+      if (tau[k] != 0) {
+        v[0] = 1;
+        for (int64_t i = 0; i < len; ++i)
+          p[i] = tau[k] * F(dot)(len, s22 + i * n, v);
+      }
+    }
+    have_p = 0;
+    T t = tau[k];
     if (t == 0)
       continue;
     v[0] = 1;
-    T *s22 = s + (k + 1) * n + k + 1;
-    /* p = tau S v; w = p - (tau / 2)(p^T v) v; S -= v w^T + w v^T. */
-    for (int64_t i = 0; i < len; ++i)
-      p[i] = t * F(dot)(len, s22 + i * n, v);
-    T alpha = -(T)0.5 * t * F(dot)(len, p, v);
-    F(axpy)(len, alpha, v, p);
-    for (int64_t i = 0; i < len; ++i) {
+    /* w = p - (tau / 2)(p^T v) v; S22 -= v w^T + w v^T, row by row. */
+    F(axpy)(len, -(T)0.5 * t * F(dot)(len, p, v), v, p);
+    for (int64_t j = 0; j < len; ++j)
+      s22[j] -= v[0] * p[j] + p[0] * v[j];
+    int fuse = k + 3 < n;
+    T t2 = 0;
+    T *v2 = s22 + 1;
+    if (fuse) { /* the next reflector, from the updated first row */
+      t2 = tau[k + 1] = F(larfg)(len - 1, v2);
+      d[k + 1] = s22[0];
+      e[k + 1] = v2[0];
+      if (t2 != 0)
+        v2[0] = 1;
+    }
+    for (int64_t i = 1; i < len; ++i) {
       T *row = s22 + i * n;
-      F(axpy)(len, -v[i], p, row);
-      F(axpy)(len, -p[i], v, row);
+      T vi = v[i], pi = p[i];
+      for (int64_t j = 0; j < len; ++j)
+        row[j] -= vi * p[j] + pi * v[j];
+      if (fuse && t2 != 0)
+        next[i - 1] = t2 * F(dot)(len - 1, row + 1, v2);
+    }
+    if (fuse) {
+      have_p = 1;
+      T *swap = p;
+      p = next;
+      next = swap;
     }
   }
   if (n >= 2) {
@@ -746,7 +776,7 @@ static void F(sort_values)(int64_t n, T *d, T *zt, int64_t ldz, int64_t width, i
 
 static void F(syevd)(const T *a, T *v, T *w, int32_t *info, int64_t batch, int64_t n, int32_t lower,
               int32_t vectors) {
-  size_t count = (size_t)(2 * n * n + 4 * n + QB * (2 * n + QB) + 8);
+  size_t count = (size_t)(2 * n * n + 5 * n + QB * (2 * n + QB) + 8);
   T *s = malloc(count * sizeof(T));
   for (int64_t b = 0; b < batch; ++b) {
     const T *x = a + b * n * n;
@@ -763,7 +793,7 @@ static void F(syevd)(const T *a, T *v, T *w, int32_t *info, int64_t batch, int64
       info[b] = 0;
       continue;
     }
-    T *zt = s + n * n, *e = zt + n * n, *tau = e + n, *p = tau + n, *work = p + n;
+    T *zt = s + n * n, *e = zt + n * n, *tau = e + n, *p = tau + n, *work = p + 2 * n;
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j <= i; ++j) {
         T value = lower ? x[i * n + j] : x[j * n + i];

@@ -266,27 +266,42 @@ static void F(trsm_left)(int64_t m, int64_t n, const T *a, int64_t lda, T *b, in
   }
 }
 
+/* The unblocked Cholesky of a diagonal block d (n x n, lda), lower: its lower triangle
+ * mirrored into the upper one, factored there as A = U^T U by rows (right-looking: each
+ * row's update an axpy along the rows below, not a short dot per entry), and U^T
+ * copied back. Returns 0 or the 1-based column whose pivot is not positive. */
+static int32_t F(potf2)(int64_t n, T *d, int64_t lda) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j)
+      d[j * lda + i] = d[i * lda + j];
+  for (int64_t j = 0; j < n; ++j) {
+    T *u = d + j * lda;
+    T p = u[j];
+    if (!(p > 0))
+      return (int32_t)(j + 1);
+    u[j] = (T)sqrt((double)p);
+    F(scal)(n - j - 1, 1 / u[j], u + j + 1);
+    for (int64_t i = j + 1; i < n; ++i)
+      F(axpy)(n - i, -u[i], u + i, d + i * lda + i);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j)
+      d[i * lda + j] = d[j * lda + i];
+  return 0;
+}
+
 /* A = L L^T in the lower triangle of a (n x n, lda); the upper triangle of each diagonal
  * block is overwritten. `work` holds NB (n + 1) values. Returns info. */
 static int32_t F(potrf_lower)(int64_t n, T *a, int64_t lda, T *work) {
-  T *inv = work, *pt = work + NB;
+  T *pt = work + NB;
   for (int64_t k0 = 0; k0 < n; k0 += NB) {
     int64_t kb = n - k0 < NB ? n - k0 : NB, k1 = k0 + kb;
     T *d = a + k0 * lda + k0;
     /* Left-looking: the block's rows minus their products with the columns done. */
     F(gemm)(kb, kb, k0, -1, a + k0 * lda, lda, 1, a + k0 * lda, 1, lda, 1, d, lda, 1);
-    for (int64_t i = 0; i < kb; ++i) {
-      T *ri = d + i * lda;
-      for (int64_t j = 0; j < i; ++j)
-        ri[j] = (ri[j] - F(dot)(j, ri, d + j * lda)) * inv[j];
-      T p = ri[i] - F(dot)(i, ri, ri);
-      if (!(p > 0)) {
-        ri[i] = p;
-        return (int32_t)(k0 + i + 1);
-      }
-      ri[i] = (T)sqrt((double)p);
-      inv[i] = 1 / ri[i];
-    }
+    int32_t failed = F(potf2)(kb, d, lda);
+    if (failed)
+      return (int32_t)(k0 + failed);
     if (k1 < n) {
       int64_t rows = n - k1;
       T *panel = a + k1 * lda + k0;

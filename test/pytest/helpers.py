@@ -117,3 +117,19 @@ np.savez(sys.argv[3], *out)
 loaded = sorted(m for m in sys.modules if m.startswith(("mlxc", "torch_mlir", "jax")))
 print(" ".join(loaded))
 """
+
+
+def run_without_compiler(path, arrays, folder) -> list:
+    """The outputs of the saved artifact `path` on `arrays`, run by NO_COMPILER_LOADER in
+    a fresh process (files in `folder`)."""
+    import subprocess
+    import sys
+
+    np.savez(folder / "inputs.npz", *arrays)
+    (folder / "loader.py").write_text(NO_COMPILER_LOADER)
+    proc = subprocess.run([sys.executable, str(folder / "loader.py"), str(path),
+                           str(folder / "inputs.npz"), str(folder / "outputs.npz")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    with np.load(folder / "outputs.npz") as out:
+        return [out[f"arr_{i}"] for i in range(len(out.files))]

@@ -3,8 +3,6 @@ bit for bit against XLA's CPU FFT (jax), in the JIT and in a saved artifact."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 import jax.numpy as jnp
@@ -13,7 +11,7 @@ import pytest
 from jax import lax
 
 import mlxc
-from helpers import NO_COMPILER_LOADER, export_program
+from helpers import export_program, run_without_compiler
 from mlxc.passes import library_ffts
 
 COMPLEX = {"f32": np.complex64, "f64": np.complex128}
@@ -178,11 +176,5 @@ def test_saved_artifact_runs_the_kernel(tmp_path):
     path = tmp_path / "rfft2.so"
     mlxc.compile(text).save(path)
     assert _same_bits(mlxc.load(path)(x), expected)
-    np.savez(tmp_path / "x.npz", x)
-    (tmp_path / "loader.py").write_text(NO_COMPILER_LOADER)
-    proc = subprocess.run([sys.executable, str(tmp_path / "loader.py"), str(path),
-                           str(tmp_path / "x.npz"), str(tmp_path / "out.npz")],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    with np.load(tmp_path / "out.npz") as out:
-        assert _same_bits(out["arr_0"], expected)
+    (out,) = run_without_compiler(path, [x], tmp_path)
+    assert _same_bits(out, expected)

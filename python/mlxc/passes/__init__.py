@@ -74,6 +74,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",
     "mlxc-library-ffts": "mlxc.passes.library_ffts",
     "mlxc-library-sorts": "mlxc.passes.library_sorts",
+    "mlxc-library-lapack": "mlxc.passes.library_lapack",
     "mlxc-rolled-loops": "mlxc.passes.rolled_loops",
     "mlxc-loop-annotations": "mlxc.passes.loop_annotations",
     "mlxc-library-convs": "mlxc.passes.library_convs",

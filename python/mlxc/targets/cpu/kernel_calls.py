@@ -1,5 +1,5 @@
 """How a pass makes a runtime kernel call out of an op on tensors (convolutions, poolings,
-sorts, FFTs: mlxc-library-convs, -pools, -sorts, -ffts).
+sorts, FFTs, LAPACK calls: mlxc-library-convs, -pools, -sorts, -ffts, -lapack).
 
 The inputs are handed over as buffers through `bufferization.to_buffer` (read-only) and
 the output as a fresh `memref.alloc` that `bufferization.to_tensor` makes the result,
@@ -10,7 +10,7 @@ the bare-pointer calling convention passes as a pointer (a dynamic shape it woul
 refuse, and static ones would each need their own declaration); being a memref use,
 the call keeps the buffer alive for mlxc-early-dealloc. Sizes follow as `index`
 values, flags as `i32`. A result with no elements gets no call: there is nothing to
-read or write.
+read or write (with several results, only when none has elements).
 """
 
 from __future__ import annotations
@@ -67,25 +67,31 @@ def call(callee: str, inputs: list, result_type, sizes: list, flags: list):
     """At the current insertion point, `callee(inputs..., result, sizes..., flags...)` on
     the tensors `inputs`; returns the result, a tensor of `result_type`. Equal sizes
     share one constant."""
-    t = ir.RankedTensorType(result_type)
-    empty = 0 in t.shape
+    return call_results(callee, inputs, [result_type], sizes, flags)[0]
+
+
+def call_results(callee: str, inputs: list, result_types: list, sizes: list, flags: list) -> list:
+    """`call` with several results (`callee(inputs..., results..., sizes..., flags...)`),
+    the tensors returned in order; made unless every result is empty."""
+    types = [ir.RankedTensorType(t) for t in result_types]
+    empty = all(0 in t.shape for t in types)
     buffers = [] if empty else [_read_only_buffer(v) for v in inputs]
-    out = ir.Operation.create(
+    outs = [ir.Operation.create(
         "memref.alloc", results=[ir.MemRefType.get(t.shape, t.element_type)],
         attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0]),
                     "alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64)}
-    ).result
+    ).result for t in types]
     if empty:
-        return _as_result(out, t)
+        return [_as_result(out, t) for out, t in zip(outs, types)]
     consts: dict[int, ir.Value] = {}
     for size in sizes:
         if size not in consts:
             consts[size] = index_const(size)
     flag_values = [i32_const(f) for f in flags]
-    ir.Operation.create("func.call", operands=[first_element(b) for b in buffers + [out]] +
+    ir.Operation.create("func.call", operands=[first_element(b) for b in buffers + outs] +
                         [consts[s] for s in sizes] + flag_values,
                         attributes={"callee": ir.FlatSymbolRefAttr.get(callee)})
-    return _as_result(out, t)
+    return [_as_result(out, t) for out, t in zip(outs, types)]
 
 
 def _as_result(buffer, t):

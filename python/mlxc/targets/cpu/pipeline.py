@@ -260,8 +260,9 @@ def with_kernel_products(simplify: Stage) -> Stage:
 
 
 def with_library_sorts(linalg: Stage) -> Stage:
-    """The common linalg stage; with library calls, FFTs call the runtime's FFT and JAX's
-    float sorts its radix sort before mlxc-lower-extra-ops would expand them."""
+    """The common linalg stage; with library calls, FFTs call the runtime's FFT, JAX's
+    float sorts its radix sort and LAPACK calls its LAPACK kernels before
+    mlxc-lower-extra-ops would expand them."""
     if not settings.get("library_calls"):
         return linalg
     sorts = Pass("mlxc-library-sorts", (), (),
@@ -272,11 +273,15 @@ def with_library_sorts(linalg: Stage) -> Stage:
                 "FFTs call the runtime's port of XLA's FFT library (runtime/mlxc_fft.c): "
                 "XLA's results bit for bit, compiled in milliseconds, not unrolled",
                 only_with("stablehlo.fft"))
+    lapack = Pass("mlxc-library-lapack", (), (),
+                  "JAX's f32/f64 LAPACK custom calls (cholesky, lu, qr, eigh, svd, triangular "
+                  "solves) call the runtime's blocked kernels (runtime/mlxc_lapack.c), as XLA "
+                  "calls LAPACK: not loops over whole tensors per step",
+                  only_with("stablehlo.custom_call"))
     passes = []
     for p in linalg.passes:
         if p.name == "mlxc-lower-extra-ops":
-            passes.append(ffts)
-            passes.append(sorts)
+            passes.extend([ffts, sorts, lapack])
         passes.append(p)
     return Stage(linalg.name, tuple(passes), linalg.why)
 

@@ -105,6 +105,10 @@ _ALL = [
             "kernels and compiles half of them on a second thread while a core is free (1: one "
             "thread, one function; the default on machines with fewer than 4 cores, where the "
             "second core is rarely free and outlining alone costs a tenth more compile time)"),
+    Setting("timing", "MLXC_TIMING", _bool, False,
+            "print where each compile's time went on stderr: per stage, per pass (each pass "
+            "then runs in a pass manager of its own) and per step of LLVM code generation; "
+            "exe.compile_stats() returns the same rows"),
     Setting("cache", "MLXC_CACHE", _bool, True,
             "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
     Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),

@@ -32,7 +32,8 @@ from .runtime.executable import Executable
 
 FORMAT = "v1"
 # Settings that do not change the code a compile produces.
-_NOT_IN_KEY = {"dump_dir", "repro_dir", "cache", "cache_dir", "runtime_library", "check_contracts"}
+_NOT_IN_KEY = {"dump_dir", "repro_dir", "cache", "cache_dir", "runtime_library", "check_contracts",
+               "timing"}
 
 _lock = threading.Lock()
 _fingerprint: Optional[str] = None

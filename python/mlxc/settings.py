@@ -105,6 +105,10 @@ _ALL = [
             "kernels and compiles half of them on a second thread while a core is free (1: one "
             "thread, one function; the default on machines with fewer than 4 cores, where the "
             "second core is rarely free and outlining alone costs a tenth more compile time)"),
+    Setting("dedup_kernels", "MLXC_DEDUP_KERNELS", _bool, True,
+            "loop nests identical up to their buffers (a model's repeated layers) are compiled "
+            "once, as one kernel function called for each (0: each compiled where it is, for "
+            "comparison)"),
     Setting("timing", "MLXC_TIMING", _bool, False,
             "print where each compile's time went on stderr: per stage, per pass (each pass "
             "then runs in a pass manager of its own) and per step of LLVM code generation; "

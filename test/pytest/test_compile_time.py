@@ -58,6 +58,10 @@ def test_repeated_layers_compile_once(tmp_path):
     path = tmp_path / "layers.so"
     exe.save(path)
     assert_matches(mlxc.load(path)(*args), ref, 1e-5)
+    # MLXC_DEDUP_KERNELS=0: each nest compiled where it is, the same results.
+    with settings.override(cache=False, dedup_kernels=False):
+        assert "mlxc.shared_kernel" not in mlxc.lower(text)
+        assert_matches(mlxc.compile(text)(*args), ref, 1e-5)
 
 
 def test_compile_stats_and_timing_table(capsys):

@@ -177,9 +177,22 @@ def outline(module, entry, loops, prefix: str) -> list:
 def entry_function(module, min_ops: int):
     """The entry function, when it is a func.func of at least `min_ops` ops."""
     entry = irutil.find_function(module, _entry_name(module))
-    if entry is None or entry.name != "func.func" or irutil.count_ops(entry) < min_ops:
+    if entry is None or entry.name != "func.func" or not _has_ops(entry, min_ops):
         return None
     return entry
+
+
+def _has_ops(root, count: int) -> bool:
+    """Whether `root` holds at least `count` ops: a walk that stops there."""
+    seen = 0
+
+    def visit(_):
+        nonlocal seen
+        seen += 1
+        return ir.WalkResult.INTERRUPT if seen >= count else ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return seen >= count
 
 
 def run(module, min_ops: str = str(MIN_OPS), always: str = "false") -> None:

@@ -175,9 +175,14 @@ def outline(module, entry, loops, prefix: str) -> list:
 
 
 def entry_function(module, min_ops: int):
-    """The entry function, when it is a func.func of at least `min_ops` ops."""
+    """The entry function, when it is a func.func of one block and at least `min_ops`
+    ops."""
     entry = irutil.find_function(module, _entry_name(module))
     if entry is None or entry.name != "func.func" or not _has_ops(entry, min_ops):
+        return None
+    # One block (structured control flow, as bufferization leaves it): a loop's outside
+    # values are then the entry block's.
+    if len(entry.regions[0].blocks) != 1:
         return None
     return entry
 

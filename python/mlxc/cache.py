@@ -35,7 +35,7 @@ from .runtime.executable import Executable
 FORMAT = "v1"
 # Settings that do not change the code a compile produces.
 _NOT_IN_KEY = {"dump_dir", "repro_dir", "cache", "cache_dir", "runtime_library", "check_contracts",
-               "parse_timeout"}
+               "parse_timeout", "timing"}
 
 _MAX_ENTRY = 1 << 20  # bytes of an entry's description (a few hundred in fact)
 

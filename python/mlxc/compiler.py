@@ -6,7 +6,7 @@ import io
 import threading
 from typing import Optional
 
-from . import cache, settings, targets
+from . import cache, compile_timing, settings, targets
 from ._mlir import ir
 from .compile_context import compile_context, pass_managers
 from .errors import DynamicShapeError
@@ -76,14 +76,20 @@ def compile(source, target: str = "cpu", entry: str = "main", *, name: Optional[
     cached = cache.lookup(key)
     if cached is not None:
         return cached
-    with compile_context(source):
-        loaded = frontend.load(source, name=name)
-        module = loaded.module
-        if start_after is None and _is_dynamic(module, entry):
-            return SpecializingExecutable(module, tgt, entry, loaded.name, options)
-        _run(module, tgt, entry, start_after, None)
-        exe = tgt.build(module, record_signature.read_signature(module), **options)
-    cache.store(key, exe)
+    with compile_timing.recording(settings.get("timing")) as timer:
+        with compile_context(source):
+            with timer.section("frontend", "frontend"):
+                loaded = frontend.load(source, name=name)
+                module = loaded.module
+                dynamic = start_after is None and _is_dynamic(module, entry)
+            if dynamic:
+                return SpecializingExecutable(module, tgt, entry, loaded.name, options)
+            _run(module, tgt, entry, start_after, None)
+            exe = tgt.build(module, record_signature.read_signature(module), **options)
+        with timer.section("cache", "cache"):
+            cache.store(key, exe)
+    if isinstance(exe, Executable):
+        exe._compile_stats = timer.stats()
     return exe
 
 
@@ -153,8 +159,13 @@ class SpecializingExecutable:
             if by_value:
                 specialize_values(module, self._entry,
                                   {i: int(arrays[i]) for i in self._scalar_ints()})
-            _run(module, self._target, self._entry, None, None)
-            return self._target.build(module, record_signature.read_signature(module), **self._options)
+            with compile_timing.recording(settings.get("timing")) as timer:
+                _run(module, self._target, self._entry, None, None)
+                exe = self._target.build(module, record_signature.read_signature(module),
+                                         **self._options)
+            if isinstance(exe, Executable):
+                exe._compile_stats = timer.stats()
+            return exe
 
     def specialization(self, *args) -> Executable:
         """The executable for these arguments' shapes (compiled on first use)."""

@@ -109,6 +109,14 @@ _ALL = [
             "seconds that reading a program's MLIR bytecode or portable artifact (in a checking "
             "process: a damaged file can hang or crash the reader) may take per MiB, at least "
             "this long"),
+    Setting("dedup_kernels", "MLXC_DEDUP_KERNELS", _bool, True,
+            "loop nests identical up to their buffers (a model's repeated layers) are compiled "
+            "once, as one kernel function called for each (0: each compiled where it is, for "
+            "comparison)"),
+    Setting("timing", "MLXC_TIMING", _bool, False,
+            "print where each compile's time went on stderr: per stage, per pass (each pass "
+            "then runs in a pass manager of its own) and per step of LLVM code generation; "
+            "exe.compile_stats() returns the same rows"),
     Setting("cache", "MLXC_CACHE", _bool, True,
             "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
     Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),

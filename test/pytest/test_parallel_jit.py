@@ -151,9 +151,11 @@ def test_busy_machine_compiles_one_module(monkeypatch):
     exe = _compile(text, 2)
     assert not isinstance(exe._keepalive, parallel_jit.SplitProgram)
     assert_matches(exe(*args), ref, 1e-4)
-    # Nor is it outlined: kernels kept in one module only cost compile time.
+    # Nor is it outlined: kernels kept in one module only cost compile time. The only
+    # functions besides the entry are kernels that several calls share (dedup_kernels).
     with settings.override(compile_threads=2):
-        assert "mlxc.kernel" not in mlxc.lower(text)
+        kernels = [line for line in mlxc.lower(text).splitlines() if "mlxc.kernel" in line]
+    assert all("mlxc.shared_kernel" in line for line in kernels), kernels
 
 
 def test_failure_on_the_worker_is_a_compile_error(monkeypatch):

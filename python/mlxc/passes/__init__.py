@@ -71,6 +71,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-clone-into-parallel-regions": "mlxc.passes.clone_into_parallel_regions",
     "mlxc-fuse-row-loops": "mlxc.passes.fuse_row_loops",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
+    "mlxc-dedup-kernels": "mlxc.passes.dedup_kernels",
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",
     "mlxc-library-ffts": "mlxc.passes.library_ffts",
     "mlxc-library-sorts": "mlxc.passes.library_sorts",

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
 import sys
+import time
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from .. import compile_timing
 from .. import passes as python_passes
 from .. import settings
 from .._mlir import ir, passmanager
@@ -176,10 +179,36 @@ def active_passes(stage: Stage, names, element_types=None) -> tuple[Pass, ...]:
                  if p.when is None or p.when.holds(names, element_types))
 
 
-def _run_stage(pm, module, opts: RunOptions) -> None:
-    pm.run(module.operation)
+def _pass_manager(passes: Sequence[Pass], module, opts: RunOptions):
+    """A pass manager for `passes`: the one kept from an earlier run when there is one.
+    Returns (pass manager, key to keep it under, or None)."""
+    # A pass manager reports timing and prints IR for its own runs: not kept.
+    if opts.pass_managers is None or opts.timing or opts.print_ir_after_all:
+        return build_pass_manager(passes, module.context, opts), None
+    key = (render(passes), opts.verify_each)
+    pm = opts.pass_managers.get(key)
+    return (pm or build_pass_manager(passes, module.context, opts)), key
+
+
+def _run_stage(passes: Sequence[Pass], module, opts: RunOptions, stage_name: str) -> None:
+    """Run `passes` on `module`: one pass manager, or, with detailed timing, one per
+    pass, each timed (compile_timing)."""
+    timer = compile_timing.current()
+    detailed = timer is not None and timer.detailed
+    for group in ([[p] for p in passes] if detailed else [list(passes)]):
+        pm, key = _pass_manager(group, module, opts)
+        with timer.section(stage_name, group[0].name) if detailed else _untimed():
+            pm.run(module.operation)
+        if key is not None:
+            opts.pass_managers[key] = pm
     if not opts.verify_each:
-        module.operation.verify()  # raises ir.MLIRError
+        with timer.section(stage_name, "(verify)") if detailed else _untimed():
+            module.operation.verify()  # raises ir.MLIRError
+
+
+@contextlib.contextmanager
+def _untimed():
+    yield
 
 
 def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
@@ -198,22 +227,18 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
         if opts.skip_idle_passes and any(p.when for p in passes):
             passes = active_passes(stage, *(seen or (op_names(module), None)))
         seen = None
-        pm, key = None, None
-        # A pass manager reports timing and prints IR for its own runs: not kept.
-        if opts.pass_managers is not None and not (opts.timing or opts.print_ir_after_all):
-            key = (render(passes), opts.verify_each)
-            pm = opts.pass_managers.get(key)
-        if pm is None:
-            pm = build_pass_manager(passes, module.context, opts)
-        snapshot = module.operation.clone() if opts.repro else None
+        timer = compile_timing.current()
+        detailed = timer is not None and timer.detailed
+        started = time.perf_counter()
+        with timer.section(stage.name, "(module copy for a reproducer)") \
+                if detailed else _untimed():
+            snapshot = module.operation.clone() if opts.repro else None
         try:
             contracts.take_seen()
-            _run_stage(pm, module, opts)
+            _run_stage(passes, module, opts, stage.name)
             # The contract check ends the stage: what it saw is the next stage's input.
             if passes and passes[-1].name == "mlxc-verify-stage":
                 seen = contracts.take_seen()
-            if key is not None:
-                opts.pass_managers[key] = pm
         except (ir.MLIRError, CompileError) as e:
             command, first_error = None, None
             if snapshot is not None:
@@ -228,5 +253,7 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
         finally:
             if snapshot is not None:
                 snapshot.erase()
+            if timer is not None and not detailed:
+                timer.add(stage.name, stage.name, time.perf_counter() - started)
         if opts.dump_dir:
             dump(module, opts.dump_dir, first_index + offset, stage.name)

@@ -12,6 +12,7 @@ executable may be called from several threads at once.
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import functools
 import math
@@ -104,6 +105,7 @@ class Executable:
         self._stats = dict(stats or {})
         self._saver = saver  # writes this program as an artifact (see runtime/artifact.py)
         self.manifest = manifest  # an artifact's manifest when loaded from one
+        self._compile_stats: dict = {}  # set by mlxc.compile (compile_timing)
         self._in_dtypes = [t.dtype for t in signature.inputs]
         self._out = [(t.shape, t.dtype) for t in signature.outputs]
         self._nbuf = len(signature.inputs) + len(signature.outputs)
@@ -170,6 +172,12 @@ class Executable:
     def memory_stats(self) -> dict:
         """Sizes in bytes known at compile time: arguments, results, constants, temporaries."""
         return dict(self._stats)
+
+    def compile_stats(self) -> dict:
+        """Where the compile's time went: total_s, seconds per group (the frontend, each
+        stage, codegen) and the rows under them (per pass with MLXC_TIMING=1); empty for a
+        program loaded from an artifact or the compile cache."""
+        return copy.deepcopy(self._compile_stats)
 
     def __repr__(self) -> str:
         return f"<mlxc.Executable {self.signature}>"

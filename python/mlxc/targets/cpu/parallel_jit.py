@@ -25,11 +25,12 @@ import tempfile
 import threading
 from typing import Optional
 
-from ... import irutil
+from ... import compile_timing, irutil
 from ..._mlir import capi_library_path, ir, new_context
 from ...errors import CompileError, Diagnostic
 
 KERNEL_ATTR = "mlxc.kernel"
+SHARED_ATTR = "mlxc.shared_kernel"  # passes/dedup_kernels.py
 TABLE = "mlxc_kernel_table"
 # Kernel ops below which a second engine's start-up (a few ms) outweighs the halving.
 MIN_SPLIT_OPS = 2000
@@ -264,13 +265,17 @@ def _call_through_table(call, index: int, size: int) -> None:
 def internalize_kernels(module) -> None:
     """Give the kernels left in `module` internal linkage: LLVM then inlines each into
     its one caller and drops it (an external kernel was inlined *and* compiled on its
-    own: a third more LLVM time for transformer_block)."""
+    own: a third more LLVM time for transformer_block). A kernel shared by several
+    calls (mlxc-dedup-kernels) stays out of line, so it is compiled once."""
     internal = None
     for f in irutil.functions(module):
-        if KERNEL_ATTR in f.attributes and f.name == "llvm.func":
+        if (KERNEL_ATTR in f.attributes or SHARED_ATTR in f.attributes) \
+                and f.name == "llvm.func":
             if internal is None:
                 internal = ir.Attribute.parse("#llvm.linkage<internal>", module.context)
             f.attributes["linkage"] = internal
+            if SHARED_ATTR in f.attributes:
+                f.attributes["no_inline"] = ir.UnitAttr.get(module.context)
 
 
 class SplitProgram:
@@ -354,12 +359,14 @@ def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tupl
     internalize_kernels(module)
     future = _submit(_build_b, data.getvalue(), names, opt_level, shared_libs)
     try:
-        engine_a = Engine(module, opt_level, shared_libs)
-        address = engine_a.lookup_packed("mlxc_entry")
-        table = engine_a.lookup(TABLE)
+        with compile_timing.section("codegen", "module A (B on the second thread)"):
+            engine_a = Engine(module, opt_level, shared_libs)
+            address = engine_a.lookup_packed("mlxc_entry")
+            table = engine_a.lookup(TABLE)
     finally:
         # Wait for B even when A failed: its engine must not outlive this call unowned.
-        engine_b, addresses = future.result()
+        with compile_timing.section("codegen", "waiting for module B"):
+            engine_b, addresses = future.result()
     if not address:
         raise _codegen_error("no mlxc_entry symbol after JIT")
     if not table:

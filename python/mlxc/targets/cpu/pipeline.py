@@ -137,6 +137,10 @@ def lower_stage():
                 "kernel (runtime/mlxc_gemm.c), which the schedules left alone",
                 only_with("linalg.matmul", "linalg.batch_matmul", "linalg.generic"))]
           if _kernel_calls() else []),
+        *([Pass("mlxc-dedup-kernels", (), (),
+                "loop nests identical up to their buffers (a model's repeated layers) as one "
+                "function called for each, so the passes below and LLVM compile it once")]
+          if settings.get("dedup_kernels") else []),
         *([Pass("mlxc-outline-kernels", (), (),
                 "a large entry's loop nests as functions, which the JIT compiles on "
                 "MLXC_COMPILE_THREADS threads (parallel_jit.py); before the passes below, "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from ... import settings
+from ... import compile_timing, settings
 from ..._mlir import execution_engine, ir, translate_module_to_llvmir
 from ...errors import CompileError, Diagnostic
 from ...runtime import native
@@ -96,12 +96,15 @@ class CpuTarget:
         parallel_jit.internalize_kernels(module)
         try:
             # PIC and a kept object file: `save()` links the very code the JIT runs.
-            engine = execution_engine.ExecutionEngine(module, opt_level=opt_level,
-                                                      shared_libs=[runtime_lib],
-                                                      enable_object_dump=True, enable_pic=True)
+            with compile_timing.section("codegen", "translate to LLVM IR, make the JIT"):
+                engine = execution_engine.ExecutionEngine(module, opt_level=opt_level,
+                                                          shared_libs=[runtime_lib],
+                                                          enable_object_dump=True,
+                                                          enable_pic=True)
             # raw_lookup finds the JIT's packed wrapper `_mlir_mlxc_entry`; it also
             # forces code generation now rather than at the first call.
-            address = engine.raw_lookup("mlxc_entry")
+            with compile_timing.section("codegen", "optimize, generate code, link"):
+                address = engine.raw_lookup("mlxc_entry")
         except RuntimeError as e:
             raise CompileError("LLVM code generation failed",
                                [Diagnostic("error", "<llvm>", str(e))]) from None

@@ -6,6 +6,7 @@
     mlxc compile model.mlir -o model.so     an artifact for mlxc.load and C (+ model.h)
     mlxc pipeline [--target cpu]            the stages, passes and reasons
     mlxc settings                           every MLXC_* setting and its value
+    mlxc fuzz --count N --seed S            random programs against JAX / the interpreter
 """
 
 from __future__ import annotations
@@ -155,6 +156,13 @@ def _conformance(args) -> int:
     return 0 if all(t.passed == t.total for t in suites_tally.values()) else 1
 
 
+def _fuzz(args) -> int:
+    from mlxc.fuzz import run
+
+    return run.main(args.count, args.seed, args.family, args.jobs, args.timeout, args.out,
+                    quiet=args.quiet, shrink_limit=args.shrink)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mlxc", description="mlxc: a StableHLO compiler")
     sub = p.add_subparsers(dest="command", required=True)
@@ -199,6 +207,19 @@ def _parser() -> argparse.ArgumentParser:
     conf.add_argument("--no-families", action="store_true", help="only the per-suite table")
     conf.add_argument("-q", "--quiet", action="store_true")
     conf.set_defaults(func=_conformance)
+
+    fz = sub.add_parser("fuzz", help="differential fuzzing: random programs against jax.jit "
+                        "and the StableHLO interpreter")
+    fz.add_argument("--count", type=int, default=100, help="how many programs")
+    fz.add_argument("--seed", type=int, default=0, help="the first case's seed (cases are "
+                    "seed .. seed+count-1)")
+    fz.add_argument("--family", help="only this family (default: all, in turn)")
+    fz.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    fz.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
+    fz.add_argument("--out", help="shrink failures and write their reproducers here")
+    fz.add_argument("--shrink", type=int, default=10, help="shrink at most this many failures")
+    fz.add_argument("-q", "--quiet", action="store_true")
+    fz.set_defaults(func=_fuzz)
 
     st = sub.add_parser("settings", help="print every MLXC_* setting")
     st.set_defaults(func=_settings)

@@ -1,0 +1,3 @@
+"""TODO"""
+def model_program(seed):
+    raise NotImplementedError

@@ -15,9 +15,10 @@ from .program import Program, dtype, make_inputs
 
 # Outcomes. SKIP: the reference itself refuses the program (JAX cannot export or run
 # it, the interpreter rejects it), so it says nothing about mlxc.
-PASS, WRONG, COMPILE_ERROR, ERROR, SKIP = "pass", "wrong", "compile_error", "error", "skip"
+# EXCLUDED: matches a known bug and was not run (see known.py).
+PASS, WRONG, COMPILE_ERROR, ERROR, SKIP, EXCLUDED = (
+    "pass", "wrong", "compile_error", "error", "skip", "excluded")
 HANG = TIMEOUT  # the runner's name for a case past its time limit
-OUTCOMES = (PASS, WRONG, COMPILE_ERROR, ERROR, CRASH, HANG, SKIP)
 
 
 @dataclass(frozen=True)
@@ -26,14 +27,12 @@ class FuzzCase:
     family: str
     seed: int
     program: Optional[dict] = None  # None: generate(family, seed)
+    exclude_known: bool = False  # programs matching a known bug (`known.py`) are not run
     out_of_scope: Optional[str] = None  # (the conformance runner's protocol)
 
     def to_program(self) -> Program:
         if self.program is not None:
             return Program.from_json(self.program)
-        if self.family == "models":
-            from .models import model_program
-            return model_program(self.seed)
         from .generate import generate
         return generate(self.family, self.seed)
 
@@ -150,6 +149,11 @@ def run_case(case: FuzzCase) -> Result:
     except Exception as e:
         return Result(case.id, ERROR, f"generator: {type(e).__name__}: {_first_line(e)}\n"
                       + traceback.format_exc()[-600:])
+    if case.exclude_known:
+        from .known import known_bug
+        bug = known_bug(p)
+        if bug:
+            return Result(case.id, EXCLUDED, bug)
     try:
         return run_program(p, case.id)
     except Exception as e:

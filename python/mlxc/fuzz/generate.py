@@ -56,6 +56,8 @@ FAMILIES = {f.name: f for f in [
     Family("linalg", ("float32", "float64"), steps=(1, 3), max_rank=3, max_dim=5),
     Family("hlo", tuple(["float32", "float64", "float16", "bfloat16", "bool"] + INTS + COMPLEX),
            mode="hlo", weight=3),
+    # Seconds per case (a flax model's init and training step): run on their own.
+    Family("models", ("float32", "int32"), steps=(1, 1), weight=0),
 ]}
 
 

@@ -101,5 +101,5 @@ def with_params(base, make):
 
 def load_all() -> dict[str, Op]:
     """The whole table (each family's module registers its ops when imported)."""
-    from . import ops_arrays, ops_control, ops_elementwise, ops_linalg  # noqa: F401
+    from . import models, ops_arrays, ops_control, ops_elementwise, ops_linalg  # noqa: F401
     return OPS

@@ -128,7 +128,7 @@ def _array(rng, v: Value, i: int) -> np.ndarray:
             .astype(np.dtype(f"u{dt.itemsize}")).view(dt).reshape(shape)
     if dt.kind == "c":
         re = _floats(rng, n, special, np.float64)
-        im = _floats(rng, n, rng.random(n) < 0.1, np.float64)
+        im = _floats(rng, n, special & (rng.random(n) < 0.7), np.float64)
         return (re + 1j * im).astype(dt).reshape(shape)
     return _floats(rng, n, special, dt).reshape(shape)
 

@@ -15,24 +15,25 @@ from collections import Counter, defaultdict
 from typing import Callable, Optional
 
 from ..conformance import runner
-from .execute import COMPILE_ERROR, CRASH, ERROR, HANG, OUTCOMES, PASS, SKIP, WRONG, FuzzCase
+from .execute import COMPILE_ERROR, CRASH, ERROR, EXCLUDED, HANG, PASS, SKIP, WRONG, FuzzCase
 from .generate import FAMILIES, mixed_families
 from .program import Program
 
 WORKER = [sys.executable, "-m", "mlxc.fuzz.worker"]
-ALL_FAMILIES = list(FAMILIES) + ["models"]
+ALL_FAMILIES = list(FAMILIES)
 FAILURES = (WRONG, CRASH, HANG, COMPILE_ERROR, ERROR)
 
 
-def cases(count: int, seed: int = 0, family: Optional[str] = None) -> list[FuzzCase]:
+def cases(count: int, seed: int = 0, family: Optional[str] = None,
+          exclude_known: bool = False) -> list[FuzzCase]:
     """Cases seed .. seed+count-1: of `family`, or of each family in turn (by weight)."""
     if family and family not in ALL_FAMILIES:
         raise ValueError(f"unknown fuzz family {family!r}; families: {', '.join(ALL_FAMILIES)}")
-    mixed = mixed_families() + ["models"]
+    mixed = mixed_families()
     out = []
     for s in range(seed, seed + count):
         f = family or mixed[s % len(mixed)]
-        out.append(FuzzCase(f"{f}/{s}", f, s))
+        out.append(FuzzCase(f"{f}/{s}", f, s, exclude_known=exclude_known))
     return out
 
 
@@ -52,7 +53,7 @@ def tally(todo: list[FuzzCase], results: list) -> dict[str, Counter]:
 def report(todo: list[FuzzCase], results: list, failures: int = 30) -> str:
     per = tally(todo, results)
     names = {HANG: "hang"}
-    cols = [PASS, WRONG, CRASH, HANG, COMPILE_ERROR, ERROR, SKIP]
+    cols = [PASS, WRONG, CRASH, HANG, COMPILE_ERROR, ERROR, SKIP, EXCLUDED]
     lines = [f"{'family':12} {'cases':>6} " + " ".join(f"{names.get(c, c):>13}" for c in cols)]
     total = Counter()
     for family in sorted(per):
@@ -89,60 +90,89 @@ def shrink_and_save(case: FuzzCase, result, out_dir: str, jobs: int = 2,
             batch.append(FuzzCase(f"shrink/{counter[0]}", p.family, case.seed, p.to_json()))
         return [(r.status, r.detail) for r in run_cases(batch, jobs=jobs, timeout=timeout)]
 
-    if case.family != "models":
-        program, _ = shrink.shrink(program, sig, judge, attempts=attempts, batch=max(1, jobs))
-    final = judge([program])[0] if case.family != "models" else (result.status, result.detail)
+    program, _ = shrink.shrink(program, sig, judge, attempts=attempts, batch=max(1, jobs))
+    final = judge([program])[0]
     return save(program, case, final, out_dir)
 
 
 def save(program: Program, case: FuzzCase, verdict: tuple[str, str], out_dir: str) -> str:
     import numpy as np
 
+    from . import judge
     from .execute import reference
     from .program import make_inputs
 
     os.makedirs(out_dir, exist_ok=True)
     name = os.path.join(out_dir, case.id.replace("/", "-"))
     inputs = make_inputs(program)
-    with open(name + ".json", "w") as f:
-        json.dump({"case": case.id, "status": verdict[0], "detail": verdict[1],
-                   "program": program.to_json() if case.family != "models" else None}, f, indent=1)
+    meta = {"case": case.id, "status": verdict[0], "detail": verdict[1],
+            "ulps": judge.budget(program), "program": program.to_json()}
     try:
-        text, _, _ = reference(program, inputs)
-        with open(name + ".mlir", "w") as f:
-            f.write(text)
+        text, expected, meta["scale"] = reference(program, inputs)
+        meta["expected_dtypes"] = [np.asarray(e).dtype.name for e in expected]
+        np.savez(name + ".expected.npz", *expected)
     except Exception as e:  # the reference refuses the shrunk program: keep the JSON
-        with open(name + ".mlir", "w") as f:
-            f.write(f"// no module: {e}\n")
-    np.savez(name + ".npz", *inputs)
+        text = f"// no module: {e}\n"
+    with open(name + ".mlir", "w") as f:
+        f.write(text)
+    meta["input_dtypes"] = [a.dtype.name for a in inputs]
+    np.savez(name + ".npz", *inputs)  # ml_dtypes arrays as raw bytes: see the script
+    with open(name + ".json", "w") as f:
+        json.dump(meta, f, indent=1)
     with open(name + ".py", "w") as f:
-        f.write(_SCRIPT.format(case=case.id, status=verdict[0], json=os.path.basename(name) + ".json",
-                               family=case.family, seed=case.seed))
+        f.write(_SCRIPT.replace("CASE", case.id).replace("STATUS", verdict[0])
+                .replace("NAME", os.path.basename(name)))
     return name + ".py"
 
 
-_SCRIPT = '''"""Reproducer of fuzz case {case} ({status}): python {{this file}}.
+_SCRIPT = '''"""Reproducer of fuzz case CASE (STATUS): python NAME.py
 
-Compiles the program with mlxc, runs it on its inputs and judges the result against
-the reference, printing the verdict (a crash kills this process)."""
+Compiles NAME.mlir with whichever mlxc is importable, runs it on NAME.npz and
+compares with the reference's results (NAME.expected.npz) within the program's
+budget (NAME.json); a crash kills this process."""
 import json, os, sys
-from mlxc.fuzz.execute import FuzzCase, enable_x64, run_case
+import ml_dtypes
+import numpy as np
+import mlxc
 
-enable_x64()
 here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "{json}")) as f:
-    program = json.load(f)["program"]
-r = run_case(FuzzCase("{case}", "{family}", {seed}, program))
-print(r.status, r.detail)
-sys.exit(0 if r.status == "pass" else 1)
+meta = json.load(open(os.path.join(here, "NAME.json")))
+
+
+def arrays(path, dtypes):
+    with np.load(path) as d:
+        return [d[f"arr_{i}"].view(np.dtype(getattr(ml_dtypes, t, t))) for i, t in enumerate(dtypes)]
+
+
+def compare(a, e, ulps, scale):
+    try:
+        from mlxc.fuzz.judge import compare as judge
+        return judge(a, e, ulps, scale)
+    except ImportError:
+        if e.dtype.kind not in "fcV":
+            return None if np.array_equal(a, e) else "differs"
+        tol = max(ulps, 1) * float(np.finfo(np.float32).eps) * scale
+        same = np.isclose(a.astype(np.complex128), e.astype(np.complex128), rtol=tol, atol=tol, equal_nan=True)
+        return None if same.all() else f"{int((~same).sum())} elements differ"
+
+
+inputs = arrays(os.path.join(here, "NAME.npz"), meta["input_dtypes"])
+expected = arrays(os.path.join(here, "NAME.expected.npz"), meta["expected_dtypes"])
+out = mlxc.compile(os.path.join(here, "NAME.mlir"))(*inputs)
+out = list(out) if isinstance(out, tuple) else [out]
+problems = [f"result {i}: {p}" for i, (a, e) in enumerate(zip(out, expected))
+            if (p := compare(np.asarray(a), e, meta["ulps"], meta["scale"]))]
+print("\\n".join(problems) or "pass")
+sys.exit(1 if problems else 0)
 '''
 
 
 def main(count: int, seed: int, family: Optional[str], jobs: int, timeout: float,
-         out: Optional[str], quiet: bool = False, shrink_limit: int = 10) -> int:
+         out: Optional[str], quiet: bool = False, shrink_limit: int = 10,
+         exclude_known: bool = False) -> int:
     import time
 
-    todo = cases(count, seed, family)
+    todo = cases(count, seed, family, exclude_known)
     done = [0]
 
     def progress(result):

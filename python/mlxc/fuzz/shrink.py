@@ -26,9 +26,11 @@ def signature(status: str, detail: str) -> str:
         return status
     text = detail
     if status == CRASH:
-        m = re.search(r"(LLVM ERROR[^|]*|Assertion[^|]*|signal \d+)", detail)
-        text = m.group(1) if m else detail
-    text = re.sub(r"tensor<[^>]*>+|%\w+|\d+|'[^']*'|\"[^\"]*\"", "", text)
+        m = re.search(r"(LLVM ERROR[^|]*|Assertion[^|]*)", detail) or re.search(r"signal \d+", detail)
+        text = m.group(0) if m else detail
+    if "error:" in text:  # not the location, which shrinking moves
+        text = text.split("error:", 1)[1]
+    text = re.sub(r"tensor<[^>]*>+|memref<[^>]*>+|%\w+|\d+", "", text)
     return f"{status}: {text.strip()[:120]}"
 
 

@@ -160,7 +160,7 @@ def _fuzz(args) -> int:
     from mlxc.fuzz import run
 
     return run.main(args.count, args.seed, args.family, args.jobs, args.timeout, args.out,
-                    quiet=args.quiet, shrink_limit=args.shrink)
+                    quiet=args.quiet, shrink_limit=args.shrink, exclude_known=args.exclude_known)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -218,6 +218,8 @@ def _parser() -> argparse.ArgumentParser:
     fz.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
     fz.add_argument("--out", help="shrink failures and write their reproducers here")
     fz.add_argument("--shrink", type=int, default=10, help="shrink at most this many failures")
+    fz.add_argument("--exclude-known", action="store_true",
+                    help="do not run programs matching a known bug (mlxc/fuzz/known.py)")
     fz.add_argument("-q", "--quiet", action="store_true")
     fz.set_defaults(func=_fuzz)
 

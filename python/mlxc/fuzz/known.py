@@ -1,0 +1,42 @@
+"""Known bugs: patterns of programs that fail for a reason already recorded.
+
+The CI sample (`test/pytest/test_fuzz.py`) does not run programs matching these
+(`FuzzCase.exclude_known`): the suite holds no test expected to fail. Each entry
+names the bug and where it is being fixed; delete it once the fix is merged, and the
+sample covers the pattern again.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .program import Program
+
+
+def _gather_on_slice(p: Program) -> bool:
+    # A gather (take, take_along_axis) whose operand is a slice of another value, or a
+    # pre-sliced operand: the fused vector.gather reads the slice with the unsliced
+    # operand's strides (wrong values, or an unrealized_conversion_cast left at the
+    # llvm stage). Fixed on branch "fixes" (mlxc-strided-gathers, 311f53d).
+    n = len(p.inputs)
+    for s in p.steps:
+        if s.op in ("take", "take_along_axis"):
+            if "limit" in s.params and (any(s.params["start"]) or
+                                        s.params["limit"] != p.value(s.args[0]).shape):
+                return True
+            a = s.args[0]
+            if a >= n and p.steps[a - n].op in ("slice", "dynamic_slice"):
+                return True
+    return False
+
+
+KNOWN = [
+    ("gather on a sliced operand (branch fixes, mlxc-strided-gathers)", _gather_on_slice),
+]
+
+
+def known_bug(p: Program) -> Optional[str]:
+    for name, matches in KNOWN:
+        if matches(p):
+            return name
+    return None

@@ -106,3 +106,27 @@ def test_is_finite_on_every_value_of_the_small_floats(name):
       return %0 : tensor<{n}xi1>
     }}""")
     np.testing.assert_array_equal(exe(x), np.isfinite(x.astype(np.float64)))
+
+
+@pytest.mark.parametrize("half,half_name", [(np.float16, "f16"), (ml_dtypes.bfloat16, "bf16")])
+@pytest.mark.parametrize("name", sorted(SMALL_FLOATS))
+def test_small_float_conversions_with_16_bit_floats(name, half, half_name):
+    # Found by the fuzzer: converts between the small floats and f16/bf16 were refused
+    # ("f32/f64 only"). Every value up, and _probe_values down, as ml_dtypes converts.
+    dtype = SMALL_FLOATS[name]
+    codes = np.arange(1 << ml_dtypes.finfo(dtype).bits, dtype=np.uint8).view(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = _probe_values(dtype, np.float32).astype(half)
+    n, m = codes.size, values.size
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<{n}x{name}>, %b: tensor<{m}x{half_name}>) -> (tensor<{n}x{half_name}>, tensor<{m}x{name}>) {{
+      %0 = stablehlo.convert %a : (tensor<{n}x{name}>) -> tensor<{n}x{half_name}>
+      %1 = stablehlo.convert %b : (tensor<{m}x{half_name}>) -> tensor<{m}x{name}>
+      return %0, %1 : tensor<{n}x{half_name}>, tensor<{m}x{name}>
+    }}""")
+    up, down = exe(codes, values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want_up = codes.astype(np.float32).astype(half)
+        want_down = values.astype(np.float32).astype(dtype)
+    np.testing.assert_array_equal(up.view(np.uint16), want_up.view(np.uint16))
+    np.testing.assert_array_equal(down.astype(np.float64), want_down.astype(np.float64))

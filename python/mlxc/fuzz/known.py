@@ -30,8 +30,31 @@ def _gather_on_slice(p: Program) -> bool:
     return False
 
 
+def _case_values_shared(p: Program) -> bool:
+    # A case (lax.cond / lax.switch) whose result, or a value its branches read, is also
+    # returned or read by another step: one-shot bufferization missed the conflicts of
+    # scf.index_switch's tensor results, so a step ran in place over a value still
+    # needed (c = case(...); return c, c * 3 gave c * 3 twice; a branch's operand
+    # returned modified). Fixed on branch "fixes" (case as a chain of scf.if, 7fda281).
+    n = len(p.inputs)
+    uses = {}
+    for s in p.steps:
+        for a in s.args:
+            uses[a] = uses.get(a, 0) + 1
+    for o in p.outputs:
+        uses[o] = uses.get(o, 0) + 1
+    for k, s in enumerate(p.steps):
+        if s.op in ("cond", "switch"):
+            # The case reads each operand once; its result is read by what follows.
+            if any(uses.get(v, 0) > 1 for v in [n + k] + list(s.args[1:])):
+                return True
+    return False
+
+
 KNOWN = [
     ("gather on a sliced operand (branch fixes, mlxc-strided-gathers)", _gather_on_slice),
+    ("case values updated in place while still needed (branch fixes, case as scf.if)",
+     _case_values_shared),
 ]
 
 

@@ -16,7 +16,7 @@ from typing import Optional
 import ml_dtypes
 import numpy as np
 
-from ..conformance.checks import _show, ulp_difference
+from ..conformance.checks import _describe as describe, type_mismatch, ulp_difference
 from .ops import ULPS, load_all
 from .program import Program
 
@@ -60,12 +60,9 @@ def _parts(a):
 def compare(actual, expected, ulps: int, scale: float) -> Optional[str]:
     """None when `actual` is `expected` within the budget; else what differs."""
     actual, expected = np.asarray(actual), np.asarray(expected)
-    if actual.shape != expected.shape:
-        return f"shape {actual.shape}, expected {expected.shape}"
-    if actual.dtype != expected.dtype:
-        return f"dtype {actual.dtype}, expected {expected.dtype}"
-    if actual.size == 0:
-        return None
+    mismatch = type_mismatch(actual, expected)
+    if mismatch or actual.size == 0:
+        return mismatch
     floaty = expected.dtype.kind in "fc" or (expected.dtype.kind == "V")
     if not floaty:
         bad = actual != expected
@@ -80,8 +77,4 @@ def compare(actual, expected, ulps: int, scale: float) -> Optional[str]:
                 far = (ulp_difference(pa, pe) > np.uint64(ulps)) & \
                       (np.abs(wa - we) > ulps * _eps(pe.dtype) * scale)
             bad |= np.where(nan_a | nan_e, nan_a != nan_e, np.where(inf, wa != we, far))
-    if not bad.any():
-        return None
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return (f"{int(bad.sum())} of {bad.size} elements differ; first at {list(index)}: "
-            f"{_show(actual[index])} (mlxc) vs {_show(expected[index])} (reference)")
+    return describe(bad, actual, expected) if bad.any() else None

@@ -422,13 +422,20 @@ def _sliced(p, x):
     return _lax()[1].slice(x, p["start"], p["limit"]) if "start" in p else x
 
 
-def _take_along_sample(g, o):
+def _sliced_operand(g, o):
+    """(operand, its pre-slice parameters, the sliced shape), or None."""
     a = _one(g, o, min_rank=1)
     if a is None:
         return None
-    v = g.value(a)
-    sl = _pre_slice(g, v.shape)
-    sliced = [e - s for s, e in zip(sl["start"], sl["limit"])]
+    sl = _pre_slice(g, g.value(a).shape)
+    return a, sl, [e - s for s, e in zip(sl["start"], sl["limit"])]
+
+
+def _take_along_sample(g, o):
+    got = _sliced_operand(g, o)
+    if got is None:
+        return None
+    a, sl, sliced = got
     axis = int(g.rng.integers(0, len(sliced)))
     ishape = list(sliced)
     ishape[axis] = int(g.rng.integers(1, 5))
@@ -446,12 +453,10 @@ op("take_along_axis", _take_along_fn, "FCIUB", GA, sample=_take_along_sample)
 
 
 def _take_sample(g, o):
-    a = _one(g, o, min_rank=1)
-    if a is None:
+    got = _sliced_operand(g, o)
+    if got is None:
         return None
-    v = g.value(a)
-    sl = _pre_slice(g, v.shape)
-    sliced = [e - s for s, e in zip(sl["start"], sl["limit"])]
+    a, sl, sliced = got
     axis = int(g.rng.integers(0, len(sliced)))
     idx = g.fresh(g.shape(int(g.rng.integers(0, 3))), "int32", f"index:{sliced[axis]}")
     return [a, idx], {**sl, "axis": axis, "mode": g.choice(["clip", "fill", "wrap"])}
@@ -466,12 +471,11 @@ op("take", _take_fn, "FCIUB", GA, sample=_take_sample)
 
 
 def _scatter_sample(g, o):
-    a = _one(g, o, min_rank=1)
-    if a is None:
+    got = _sliced_operand(g, o)
+    if got is None:
         return None
+    a, sl, sliced = got
     v = g.value(a)
-    sl = _pre_slice(g, v.shape)
-    sliced = [e - s for s, e in zip(sl["start"], sl["limit"])]
     nidx = int(g.rng.integers(1, 4))
     idx = g.fresh([nidx], "int32", f"index:{sliced[0]}")
     upd = g.pick_or_fresh([nidx] + sliced[1:], v.dtype, o)

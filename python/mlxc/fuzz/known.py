@@ -31,7 +31,7 @@ def _gather_on_slice(p: Program) -> bool:
 
 
 def _case_values_shared(p: Program) -> bool:
-    # A case (lax.cond / lax.switch) whose result, or a value its branches read, is also
+    # A case (lax.cond / lax.switch / stablehlo.case) whose result, or a value its branches read, is also
     # returned or read by another step: one-shot bufferization missed the conflicts of
     # scf.index_switch's tensor results, so a step ran in place over a value still
     # needed (c = case(...); return c, c * 3 gave c * 3 twice; a branch's operand
@@ -44,7 +44,7 @@ def _case_values_shared(p: Program) -> bool:
     for o in p.outputs:
         uses[o] = uses.get(o, 0) + 1
     for k, s in enumerate(p.steps):
-        if s.op in ("cond", "switch"):
+        if s.op in ("cond", "switch", "case"):
             # The case reads each operand once; its result is read by what follows.
             if any(uses.get(v, 0) > 1 for v in [n + k] + list(s.args[1:])):
                 return True

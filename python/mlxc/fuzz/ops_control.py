@@ -129,3 +129,29 @@ for _name, _fn, _sample in [("cond", _cond_fn, _cond_sample), ("switch", _switch
                             ("fori_loop", _fori_fn, _fori_sample), ("while_loop", _while_fn, _while_sample),
                             ("scan", _scan_fn, _scan_sample)]:
     op(_name, _fn, "FCIUB", CF, tol="round", sample=_sample, extra={"tol_from_params": _worst})
+
+
+def _case_hlo(p, a, t, r):
+    """stablehlo.case on the index, each branch one binary op of the two operands (an
+    index out of range runs the last branch: the interpreter judges it)."""
+    branches = []
+    for k, name in enumerate(p["ops"]):
+        body = OPS[name].hlo({}, a[1:], t[1:], t[1])
+        body = [line.replace("%TMP", f"%TMP{k}b") for line in body]
+        branches.append("{\n" + "\n".join(f"    {line}" for line in body[:-1])
+                        + f"\n    %TMP{k}r = {body[-1]}\n"
+                        + f'    "stablehlo.return"(%TMP{k}r) : ({t[1]}) -> ()\n  }}')
+    return [f'"stablehlo.case"({a[0]}) (' + ", ".join(branches) + f") : ({t[0]}) -> {r}"]
+
+
+def _case_sample(g, o):
+    got = _switch_sample(g, o)
+    if got is None:
+        return None
+    args, params = got
+    params["ops"] = [n for n in params["ops"] if OPS[n].hlo is not None] or ["add"]
+    return args, params
+
+
+op("case", _switch_fn, "FCIUB", "hlo", tol="round", sample=_case_sample, hlo=_case_hlo,
+   extra={"tol_from_params": _worst})

@@ -130,3 +130,22 @@ def test_small_float_conversions_with_16_bit_floats(name, half, half_name):
         want_down = values.astype(np.float32).astype(dtype)
     np.testing.assert_array_equal(up.view(np.uint16), want_up.view(np.uint16))
     np.testing.assert_array_equal(down.astype(np.float64), want_down.astype(np.float64))
+
+
+@pytest.mark.parametrize("name", ["f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f4E2M1FN"])
+def test_small_float_products_accumulate_in_f32(name):
+    # Found by the fuzzer: fp8 dot_general accumulated in fp8, rounding after every
+    # step (a unit in the last place off XLA's, which rounds the f32 sum once). The
+    # products and sums of these few small values are exact in f32.
+    dtype = SMALL_FLOATS[name]
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<4x8x{name}>, %b: tensor<8x3x{name}>) -> tensor<4x3x{name}> {{
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<4x8x{name}>, tensor<8x3x{name}>) -> tensor<4x3x{name}>
+      return %0 : tensor<4x3x{name}>
+    }}""")
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal((4, 8)) * 2).astype(dtype)
+    b = (rng.standard_normal((8, 3)) * 2).astype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32).astype(dtype)
+    np.testing.assert_array_equal(exe(a, b).astype(np.float64), want.astype(np.float64))

@@ -100,7 +100,7 @@ def simplify_stage() -> Stage:
 def linalg_stage() -> Stage:
     return stage("linalg", "linalg on tensors; no StableHLO left", [
         Pass("mlxc-upcast-low-precision-dots", (), (),
-             "bf16/f16 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
+             "bf16/f16/fp8 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
         Pass("mlxc-saturate-float-to-int", (), (),
              "float-to-integer converts clamp and send NaN to 0, as XLA does (upstream wraps)"),
         Pass("mlxc-lower-extra-ops", (), (),

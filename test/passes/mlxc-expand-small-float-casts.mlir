@@ -2,11 +2,11 @@
 
 // extf reads a table of the type's 256 values (0, 2^-9, ... as f32 bits), indexed by the
 // operand's bits.
-// CHECK: memref.global "private" constant @__mlxc_f8E4M3FN_values : memref<256xf32> = dense<"0x000000000000003B
+// CHECK: memref.global "private" constant @__mlxc_f8E4M3FN_f32_values : memref<256xf32> = dense<"0x000000000000003B
 // CHECK-LABEL: func.func @extend
 // CHECK: %[[CODE:.*]] = arith.bitcast %arg0 : f8E4M3FN to i8
 // CHECK: %[[WIDE:.*]] = arith.extui %[[CODE]] : i8 to i32
-// CHECK: %[[TABLE:.*]] = memref.get_global @__mlxc_f8E4M3FN_values : memref<256xf32>
+// CHECK: %[[TABLE:.*]] = memref.get_global @__mlxc_f8E4M3FN_f32_values : memref<256xf32>
 // CHECK: %[[I:.*]] = arith.index_cast %[[WIDE]] : i32 to index
 // CHECK: %[[V:.*]] = memref.load %[[TABLE]][%[[I]]] : memref<256xf32>
 // CHECK: %[[V2:.*]] = memref.load

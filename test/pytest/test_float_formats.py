@@ -142,3 +142,62 @@ def test_elementwise_ops_on_small_floats(dtype, shape):
         np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=eps,
                                    atol=float(ml_dtypes.finfo(dtype).smallest_subnormal),
                                    err_msg=name)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_FLOATS))
+def test_is_finite_on_every_value_of_the_small_floats(name):
+    # Found by the fuzzer: is_finite on f8E4M3FN was false everywhere (upstream compares
+    # |x| with +inf, which types without infinities cannot hold).
+    dtype = SMALL_FLOATS[name]
+    bits = ml_dtypes.finfo(dtype).bits
+    x = np.arange(1 << bits, dtype=np.uint8).view(dtype)
+    n = x.size
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<{n}x{name}>) -> tensor<{n}xi1> {{
+      %0 = stablehlo.is_finite %a : (tensor<{n}x{name}>) -> tensor<{n}xi1>
+      return %0 : tensor<{n}xi1>
+    }}""")
+    np.testing.assert_array_equal(exe(x), np.isfinite(x.astype(np.float64)))
+
+
+@pytest.mark.parametrize("half,half_name", [(np.float16, "f16"), (ml_dtypes.bfloat16, "bf16")])
+@pytest.mark.parametrize("name", sorted(SMALL_FLOATS))
+def test_small_float_conversions_with_16_bit_floats(name, half, half_name):
+    # Found by the fuzzer: converts between the small floats and f16/bf16 were refused
+    # ("f32/f64 only"). Every value up, and _probe_values down, as ml_dtypes converts.
+    dtype = SMALL_FLOATS[name]
+    codes = np.arange(1 << ml_dtypes.finfo(dtype).bits, dtype=np.uint8).view(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = _probe_values(dtype, np.float32).astype(half)
+    n, m = codes.size, values.size
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<{n}x{name}>, %b: tensor<{m}x{half_name}>) -> (tensor<{n}x{half_name}>, tensor<{m}x{name}>) {{
+      %0 = stablehlo.convert %a : (tensor<{n}x{name}>) -> tensor<{n}x{half_name}>
+      %1 = stablehlo.convert %b : (tensor<{m}x{half_name}>) -> tensor<{m}x{name}>
+      return %0, %1 : tensor<{n}x{half_name}>, tensor<{m}x{name}>
+    }}""")
+    up, down = exe(codes, values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want_up = codes.astype(np.float32).astype(half)
+        want_down = values.astype(np.float32).astype(dtype)
+    np.testing.assert_array_equal(up.view(np.uint16), want_up.view(np.uint16))
+    np.testing.assert_array_equal(down.astype(np.float64), want_down.astype(np.float64))
+
+
+@pytest.mark.parametrize("name", ["f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f4E2M1FN"])
+def test_small_float_products_accumulate_in_f32(name):
+    # Found by the fuzzer: fp8 dot_general accumulated in fp8, rounding after every
+    # step (a unit in the last place off XLA's, which rounds the f32 sum once). The
+    # products and sums of these few small values are exact in f32.
+    dtype = SMALL_FLOATS[name]
+    exe = mlxc.compile(f"""
+    func.func @main(%a: tensor<4x8x{name}>, %b: tensor<8x3x{name}>) -> tensor<4x3x{name}> {{
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<4x8x{name}>, tensor<8x3x{name}>) -> tensor<4x3x{name}>
+      return %0 : tensor<4x3x{name}>
+    }}""")
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal((4, 8)) * 2).astype(dtype)
+    b = (rng.standard_normal((8, 3)) * 2).astype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32).astype(dtype)
+    np.testing.assert_array_equal(exe(a, b).astype(np.float64), want.astype(np.float64))

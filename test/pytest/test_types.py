@@ -244,3 +244,22 @@ def test_zero_size_with_inner_zero_dimension():
     x, y = exe(np.zeros((2, 0, 3), np.float32), np.zeros((2, 0, 3), ml_dtypes.int4))
     assert x.shape == (2, 0, 3) and x.dtype == np.float32
     assert y.shape == (3, 0, 2) and y.dtype == np.dtype(ml_dtypes.int4)
+
+
+@pytest.mark.parametrize("t,dtype", [("i1", np.bool_), ("i4", ml_dtypes.int4), ("ui4", ml_dtypes.uint4)])
+def test_dynamic_update_slice_of_sub_byte_elements(t, dtype):
+    # Found by the fuzzer: the vectorized insert of a boolean update stored a
+    # vector<2xi1> as packed bits into a buffer of one byte per element, so only the
+    # update's first element was written.
+    exe = mlxc.compile(f"""
+    func.func @main(%x: tensor<5x{t}>, %u: tensor<3x{t}>, %i: tensor<i32>) -> tensor<5x{t}> {{
+      %0 = stablehlo.dynamic_update_slice %x, %u, %i : (tensor<5x{t}>, tensor<3x{t}>, tensor<i32>) -> tensor<5x{t}>
+      return %0 : tensor<5x{t}>
+    }}""")
+    x = np.array([1, 0, 1, 0, 0]).astype(dtype)
+    u = np.array([0, 1, 1]).astype(dtype)
+    for i in range(-1, 4):
+        expected = x.copy()
+        start = min(max(i, 0), 2)
+        expected[start:start + 3] = u
+        np.testing.assert_array_equal(exe(x, u, np.int32(i)), expected)

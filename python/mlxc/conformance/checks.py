@@ -79,14 +79,20 @@ def ulp_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(finite, finite_diff, raw)
 
 
-def compare(check: Check, actual: np.ndarray, expected: np.ndarray) -> Optional[str]:
-    """None when `actual` passes `check` against `expected`, else a short description."""
+def type_mismatch(actual: np.ndarray, expected: np.ndarray) -> Optional[str]:
+    """How `actual`'s shape or dtype differs from `expected`'s, or None."""
     if actual.shape != expected.shape:
         return f"shape {actual.shape}, expected {expected.shape}"
     if actual.dtype != expected.dtype:
         return f"dtype {actual.dtype}, expected {expected.dtype}"
-    if actual.size == 0:
-        return None
+    return None
+
+
+def compare(check: Check, actual: np.ndarray, expected: np.ndarray) -> Optional[str]:
+    """None when `actual` passes `check` against `expected`, else a short description."""
+    mismatch = type_mismatch(actual, expected)
+    if mismatch or actual.size == 0:
+        return mismatch
     dtype = actual.dtype
     floaty = dtype.kind == "c" or _is_float(dtype)
     if not floaty:

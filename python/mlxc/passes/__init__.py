@@ -41,6 +41,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-distinct-result-buffers": "mlxc.passes.distinct_result_buffers",
     "mlxc-empty-buffer-arguments": "mlxc.passes.empty_buffer_arguments",
     "mlxc-bool-add-to-or": "mlxc.passes.bool_add_to_or",
+    "mlxc-finite-without-infinity": "mlxc.passes.finite_without_infinity",
     "mlxc-complex-mul-fma": "mlxc.passes.complex_mul_fma",
     "mlxc-expand-small-float-casts": "mlxc.passes.expand_small_float_casts",
     "mlxc-keep-small-float-roundings": "mlxc.passes.keep_small_float_roundings",

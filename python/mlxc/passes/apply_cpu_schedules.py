@@ -168,12 +168,18 @@ def _unsafe_to_vectorize(func) -> bool:
     # strides (an interior-padded conv_transpose input came out wrong) and the dims a
     # rank-reducing insert drops (a column written along a row), and it crashes the
     # process on a rank-0 linalg op that reads with tensor.extract (jnp.quantile of a
-    # vector): leave such functions unvectorized, only tiled.
+    # vector): leave such functions unvectorized, only tiled. An insert of elements
+    # narrower than a byte (a boolean dynamic_update_slice) would become a vector<Nxi1>
+    # transfer, which LLVM loads and stores as packed bits while the buffer holds a
+    # byte per element: only the first element was written.
+    from ..targets.cpu.schedules import has_sub_byte
     for op in irutil.ops_named(func, "tensor.extract", "tensor.insert_slice"):
         if op.name == "tensor.extract" and _in_rank0_linalg(op):
             return True
         if op.name != "tensor.insert_slice":
             continue
+        if has_sub_byte(op):
+            return True
         strided = any(s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
         source, dest = op.operands[0].type, op.operands[1].type
         if strided or not _keeps_trailing_dims(op, ir.ShapedType(source), ir.ShapedType(dest)):

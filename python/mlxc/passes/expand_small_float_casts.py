@@ -5,9 +5,11 @@ in f32 (`arith-emulate-unsupported-floats` extends the operands and truncates th
 result), but LLVM has no conversions for them, so the `arith.extf`/`arith.truncf` left
 behind would never lower. We expand them:
 
-- extf: a table of the 2^bits values (from ml_dtypes), indexed by the operand's bits.
+- extf: a table of the 2^bits values (from ml_dtypes) in the result's type (f32 for
+  f64), indexed by the operand's bits.
 - truncf: round to nearest even at the target's precision, computed exactly in the
-  source type (the rounding unit is a power of two), then encode sign, exponent and
+  source type (f32 for an f16/bf16 source, extended exactly; the rounding unit is a
+  power of two), then encode sign, exponent and
   mantissa. Overflow, infinities and NaN give what ml_dtypes gives (NaN for
   f8E4M3FN, infinity for f8E5M2, the largest value for the finite-only fp6/fp4).
 
@@ -54,9 +56,15 @@ class _Format:
         """ml_dtypes' bits for `value` (for NaN, infinities and overflow)."""
         return int(np.array(value, np.float64).astype(self.dtype).view(np.uint8)) & ((1 << self.bits) - 1)
 
-    def table(self) -> list[float]:
+    def table(self, out: str) -> np.ndarray:
+        """Every value of the format in `out` (f16, bf16 or f32), rounded as ml_dtypes does."""
         codes = np.arange(1 << self.bits, dtype=np.uint8)
-        return [float(v) for v in codes.view(self.dtype).astype(np.float32)]
+        with np.errstate(over="ignore"):
+            return codes.view(self.dtype).astype(np.float32).astype(_TABLE_TYPES[out])
+
+
+# The types a table of values is kept in (f64 results are extended from the f32 table).
+_TABLE_TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
 
 
 class _Builder:
@@ -91,15 +99,15 @@ class _Builder:
         return self.op("arith.select", a.type, c, a, b)
 
 
-def _table_global(module, fmt: _Format) -> str:
-    name = f"__mlxc_{fmt.name}_values"
+def _table_global(module, fmt: _Format, out: ir.Type) -> str:
+    name = f"__mlxc_{fmt.name}_{out}_values"
     existing = {ir.StringAttr(op.attributes["sym_name"]).value
                 for op in irutil.top_level_ops(module) if "sym_name" in op.attributes}
     if name not in existing:
-        f32 = ir.F32Type.get()
-        mtype = ir.MemRefType.get([1 << fmt.bits], f32)
-        values = ir.DenseElementsAttr.get(np.array(fmt.table(), np.float32),
-                                          type=ir.RankedTensorType.get([1 << fmt.bits], f32))
+        mtype = ir.MemRefType.get([1 << fmt.bits], out)
+        table = fmt.table(str(out))
+        bits = table.view(np.uint16) if table.dtype.itemsize == 2 else table  # (bf16: as bits)
+        values = ir.DenseElementsAttr.get(bits, type=out, shape=[1 << fmt.bits])
         body = module.regions[0].blocks[0]
         with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
             ir.Operation.create("memref.global", attributes={
@@ -110,16 +118,18 @@ def _table_global(module, fmt: _Format) -> str:
 
 
 def _extf(module, x: ir.Value, out: ir.Type, fmt: _Format, b: _Builder) -> ir.Value:
-    f32 = ir.F32Type.get()
+    """The value of `x`'s bits in a table of the format's values, kept in `out`'s type
+    (f64 results extend the f32 table: exact)."""
+    kept = ir.F32Type.get() if str(out) == "f64" else out
     index = ir.IndexType.get()
-    name = _table_global(module, fmt)
-    mtype = ir.MemRefType.get([1 << fmt.bits], f32)
+    name = _table_global(module, fmt, kept)
+    mtype = ir.MemRefType.get([1 << fmt.bits], kept)
     code = b.op("arith.bitcast", ir.IntegerType.get_signless(fmt.bits), x)
     wide = b.op("arith.extui", ir.IntegerType.get_signless(32), code)
     table = b.op("memref.get_global", mtype, name=ir.FlatSymbolRefAttr.get(name))
-    value = ir.Operation.create("memref.load", results=[f32],
+    value = ir.Operation.create("memref.load", results=[kept],
                                 operands=[table, b.op("arith.index_cast", index, wide)]).result
-    return value if str(out) == "f32" else b.op("arith.extf", out, value)
+    return value if kept == out else b.op("arith.extf", out, value)
 
 
 def _truncf(x: ir.Value, out: ir.Type, fmt: _Format, b: _Builder) -> ir.Value:
@@ -215,6 +225,8 @@ def _convert(module, op, fmt: _Format, b: _Builder) -> ir.Value:
     def one(value, out_element):
         if scalar is _extf:
             return _extf(module, value, out_element, fmt, b)
+        if str(value.type) in ("f16", "bf16"):  # exactly in f32 first: one rounding
+            value = b.op("arith.extf", ir.F32Type.get(), value)
         if fmt.mantissa == 0:
             return _truncf_e8m0(value, out_element, b)
         return _truncf(value, out_element, fmt, b)
@@ -240,9 +252,9 @@ def run(module) -> None:
         other_t = _element(op.result.type if op.name == "arith.extf" else op.operands[0].type)
         if str(small_t) not in _FORMATS:
             continue
-        if str(other_t) not in ("f32", "f64"):
+        if str(other_t) not in ("f16", "bf16", "f32", "f64"):
             raise CompileError.at(op, f"mlxc-expand-small-float-casts: {op.name} between "
-                                      f"{small_t} and {other_t} is not supported (f32/f64 only)")
+                                      f"{small_t} and {other_t} is not supported")
         fmt = _Format(str(small_t))
         irutil.replace_op(op, lambda: _convert(module, op, fmt, b))
 

@@ -61,6 +61,9 @@ def import_stage(entry: str = "main") -> Stage:
         mlir_pass("symbol-dce", "drop the private functions nothing calls any more"),
         Pass("mlxc-bool-add-to-or", (), (),
              "add on i1 is OR in the spec; the constant folders from here on compute XOR"),
+        Pass("mlxc-finite-without-infinity", (), (),
+             "is_finite on fp8/fp6/fp4 types without infinities is x == x (upstream compares "
+             "with +inf, which such types cannot hold: every element came out false)"),
         mlir_pass("stablehlo-refine-shapes", "propagate static shapes through the program"),
         mlir_pass("stablehlo-canonicalize-dynamism",
                   "dynamic ops whose shapes are now constants become their static forms",
@@ -105,7 +108,7 @@ def simplify_stage() -> Stage:
 def linalg_stage() -> Stage:
     return stage("linalg", "linalg on tensors; no StableHLO left", [
         Pass("mlxc-upcast-low-precision-dots", (), (),
-             "bf16/f16 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
+             "bf16/f16/fp8 contractions accumulate in f32, as XLA does (upstream would use bf16)"),
         Pass("mlxc-saturate-float-to-int", (), (),
              "float-to-integer converts clamp and send NaN to 0, as XLA does (upstream wraps)"),
         Pass("mlxc-lower-extra-ops", (), (),

@@ -6,6 +6,7 @@
     mlxc compile model.mlir -o model.so     an artifact for mlxc.load and C (+ model.h)
     mlxc pipeline [--target cpu]            the stages, passes and reasons
     mlxc settings                           every MLXC_* setting and its value
+    mlxc fuzz --count N --seed S            random programs against JAX / the interpreter
 """
 
 from __future__ import annotations
@@ -162,6 +163,13 @@ def _conformance(args) -> int:
     return 0 if all(t.passed == t.total for t in suites_tally.values()) else 1
 
 
+def _fuzz(args) -> int:
+    from mlxc.fuzz import run
+
+    return run.main(args.count, args.seed, args.family, args.jobs, args.timeout, args.out,
+                    quiet=args.quiet, shrink_limit=args.shrink, exclude_known=args.exclude_known)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mlxc", description="mlxc: a StableHLO compiler")
     sub = p.add_subparsers(dest="command", required=True)
@@ -212,6 +220,21 @@ def _parser() -> argparse.ArgumentParser:
     fus.add_argument("file")
     fus.add_argument("--entry", default="main")
     fus.set_defaults(func=_fusion)
+
+    fz = sub.add_parser("fuzz", help="differential fuzzing: random programs against jax.jit "
+                        "and the StableHLO interpreter")
+    fz.add_argument("--count", type=int, default=100, help="how many programs")
+    fz.add_argument("--seed", type=int, default=0, help="the first case's seed (cases are "
+                    "seed .. seed+count-1)")
+    fz.add_argument("--family", help="only this family (default: all, in turn)")
+    fz.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    fz.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
+    fz.add_argument("--out", help="shrink failures and write their reproducers here")
+    fz.add_argument("--shrink", type=int, default=10, help="shrink at most this many failures")
+    fz.add_argument("--exclude-known", action="store_true",
+                    help="do not run programs matching a known bug (mlxc/fuzz/known.py)")
+    fz.add_argument("-q", "--quiet", action="store_true")
+    fz.set_defaults(func=_fuzz)
 
     st = sub.add_parser("settings", help="print every MLXC_* setting")
     st.set_defaults(func=_settings)

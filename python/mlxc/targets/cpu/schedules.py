@@ -161,7 +161,7 @@ def _contractible(t: ir.Type) -> bool:
     return _is_float(t)
 
 
-def _has_sub_byte(op) -> bool:
+def has_sub_byte(op) -> bool:
     """Whether the op reads or writes elements narrower than a byte (i1, i4, f4, ...)."""
     for t in [v.type for v in op.operands] + [r.type for r in op.results]:
         et = t.element_type if isinstance(t, ir.ShapedType) else None
@@ -400,7 +400,7 @@ def _choose(op) -> Optional[Schedule]:
         return None
     shapes = [_static_shape(v.type) for v in op.operands]
     if name == "linalg.fill":
-        return _innermost(shapes[-1], _has_sub_byte(op))
+        return _innermost(shapes[-1], has_sub_byte(op))
     if name == "linalg.conv_2d_nhwc_hwcf":
         if not all(_is_float(v.type) for v in op.operands[:2]):
             return None
@@ -445,12 +445,12 @@ def _choose(op) -> Optional[Schedule]:
         if ranges is None:
             return None
         dim = _vector_dim(op, ranges)
-        if ranges and 0 not in ranges and not _has_sub_byte(op):
+        if ranges and 0 not in ranges and not has_sub_byte(op):
             sched = _row_reduction(op, ranges, dim)
             if sched is not None:
                 return sched
-        if _has_sub_byte(op) or not _body_ok(op):
-            return _innermost(ranges, _has_sub_byte(op) and _sub_byte_along(op, dim), dim)
+        if has_sub_byte(op) or not _body_ok(op):
+            return _innermost(ranges, has_sub_byte(op) and _sub_byte_along(op, dim), dim)
         # A column reduction (its vector runs along a parallel loop, its accumulator
         # stays in registers across the reduction loops): a wider vector reads longer
         # runs of each row.

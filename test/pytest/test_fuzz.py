@@ -1,0 +1,129 @@
+"""The differential fuzzer (`mlxc.fuzz`, `mlxc fuzz`) and a fixed sample of its programs.
+
+`test_sample` runs SAMPLE random programs (seeds SEED..SEED+SAMPLE-1, every family but
+`models` in turn) in two worker processes against jax.jit and the StableHLO
+interpreter, and fails on any wrong answer, crash, hang or compile error, printing
+each failing program (JSON, for `mlxc.fuzz.execute.run_case`). Programs matching a
+known bug that another branch fixes are not run (`mlxc/fuzz/known.py`). The full run
+is a command: `mlxc fuzz --count 10000 --seed 0 -j 2 --out /tmp/fuzz` (and
+`--family models` for the flax/optax programs, seconds each).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mlxc.fuzz import generate, judge, run, shrink
+from mlxc.fuzz.execute import EXCLUDED, PASS, SKIP, FuzzCase, enable_x64, run_case
+from mlxc.fuzz.program import Program, prune
+
+SEED = 0
+SAMPLE = 520
+
+
+@pytest.fixture(scope="module", autouse=True)
+def x64():
+    enable_x64()
+
+
+def test_sample():
+    todo = run.cases(SAMPLE, SEED, exclude_known=True)
+    results = run.run_cases(todo, jobs=2, timeout=120)
+    statuses = [r.status for r in results]
+    bad = [(c, r) for c, r in zip(todo, results) if r.status not in (PASS, SKIP, EXCLUDED)]
+    lines = [run.report(todo, results, failures=0)]
+    for c, r in bad:
+        lines.append(f"{r.status} {c.id}: {r.detail[:400]}\n  program: {c.to_program().dumps()}")
+    assert not bad, "\n".join(lines)
+    # The sample must exercise mlxc: nearly every program runs and is judged.
+    assert statuses.count(PASS) >= 0.9 * SAMPLE, "\n".join(lines)
+    families = {c.family for c, r in zip(todo, results) if r.status == PASS}
+    assert families == set(generate.FAMILIES) - {"models"}
+
+
+# -- the parts --------------------------------------------------------------------------
+
+def test_programs_are_a_function_of_family_and_seed():
+    for family in generate.FAMILIES:
+        for seed in (3, 4):
+            a, b = generate.generate(family, seed), generate.generate(family, seed)
+            assert a.dumps() == b.dumps()
+            assert Program.from_json(json.loads(a.dumps())).dumps() == a.dumps()
+            assert a.steps, f"{family}/{seed} has no steps"
+
+
+def test_judge_tolerances():
+    one = np.array([1.0, 2.0, np.nan, np.inf], np.float32)
+    up = one.copy()
+    up[0] = np.nextafter(np.float32(1), np.float32(2))
+    assert judge.compare(one, one.copy(), 0, 1.0) is None
+    assert "1 of 4" in judge.compare(up, one, 0, 1.0)  # exact ops: bit for bit
+    assert judge.compare(up, one, 2, 1.0) is None  # within the budget
+    moved_nan = np.array([1.0, np.nan, 2.0, np.inf], np.float32)
+    assert judge.compare(moved_nan, one, 100, 1.0) is not None  # NaN where the reference has none
+    flipped = np.array([1.0, 2.0, np.nan, -np.inf], np.float32)
+    assert judge.compare(flipped, one, 100, 1.0) is not None  # the other infinity
+    ints = np.array([1, 2, 3], np.uint32)
+    assert judge.compare(ints + np.uint32(1), ints, 1000, 1e9) is not None  # integers: exact
+    assert "dtype" in judge.compare(ints.astype(np.int32), ints, 0, 1.0)
+    # Errors on a large intermediate survive a cancellation: judged at the program's scale.
+    assert judge.compare(np.float32([1e-3]), np.float32([0.0]), 8, 1e5) is None
+    assert judge.compare(np.float32([1e-3]), np.float32([0.0]), 8, 1.0) is not None
+
+
+def _program(steps, outputs, inputs=2):
+    v = {"shape": [2], "dtype": "float32"}
+    return Program.from_json({"family": "elementwise", "mode": "jax", "data_seed": 0,
+                              "inputs": [v] * inputs, "outputs": outputs,
+                              "steps": [{"op": o, "args": a, "params": {}, "out": v} for o, a in steps]})
+
+
+def test_shrinker_keeps_the_failure_and_drops_the_rest():
+    p = _program([("add", [0, 1]), ("neg", [2]), ("mul", [3, 0]), ("sub", [4, 2])], [5, 3, 0])
+
+    def judge_fn(programs):  # "fails" while a neg is computed
+        return [("wrong", "") if any(s.op == "neg" for s in q.steps) else ("pass", "")
+                for q in programs]
+
+    small, tried = shrink.shrink(p, "wrong", judge_fn, attempts=200)
+    assert [s.op for s in small.steps] == ["neg"] and small.outputs == [len(small.inputs)]
+    assert len(small.inputs) == 1 and tried > 0
+
+
+def test_prune_renumbers_values():
+    q = prune(_program([("add", [0, 0]), ("neg", [1])], [3]))
+    assert len(q.inputs) == 1 and [s.op for s in q.steps] == ["neg"]
+    assert q.steps[0].args == [0] and q.outputs == [1]
+
+
+def test_shrink_signature_ignores_names_and_numbers():
+    a = shrink.signature("crash", "worker died (signal 6): LLVM ERROR: Do not know how to soft "
+                                  "promote this operator's operand!")
+    b = shrink.signature("crash", "worker died (signal 6): x | LLVM ERROR: Do not know how to soft "
+                                  "promote this operator's operand!")
+    assert a == b and "soft promote" in a
+    assert shrink.signature("compile_error", "f.mlir:3:5: error: 'stablehlo.foo' op on tensor<3xf32>") == \
+        shrink.signature("compile_error", "g.mlir:9:1: error: 'stablehlo.foo' op on tensor<7x2xi8>")
+
+
+def test_cli_runs_a_family_and_writes_reproducers(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "mlxc.tools.cli", "fuzz", "--count", "3",
+                          "--family", "hlo", "--seed", "5", "-j", "1", "-q"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "hlo" in out.stdout and "3 cases" in out.stdout
+    # A reproducer runs on its own and compares with the saved reference results.
+    case = FuzzCase("hlo/5", "hlo", 5)
+    script = run.save(case.to_program(), case, ("pass", ""), str(tmp_path))
+    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0 and ran.stdout.strip() == "pass", ran.stdout + ran.stderr
+    assert os.path.exists(os.path.join(tmp_path, "hlo-5.mlir"))
+
+
+def test_a_case_is_judged_in_process():
+    r = run_case(FuzzCase("layout/2", "layout", 2))
+    assert r.status == PASS, r.detail

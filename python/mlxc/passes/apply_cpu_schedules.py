@@ -261,7 +261,7 @@ def run(module) -> None:
     for i in range(len(chosen)):
         _apply(module, script, f"op{i}", sequences)
     _apply(module, script, "vectorize", sequences)
-    if unsafe and _tag_ops_to_vectorize(module, unsafe):
+    if False and unsafe and _tag_ops_to_vectorize(module, unsafe):  # off: invalid transfer_write on cholesky
         _apply(module, script, "vectorize_ops", sequences)
     # One walk of the vectorized module drops the tags (nothing below reads them) and
     # finds the row reductions.

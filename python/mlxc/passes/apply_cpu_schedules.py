@@ -14,6 +14,8 @@ matmul and convolution accumulators stay in registers across their reduction loo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import irutil
 from .._mlir import ir, transform_interpreter
 from . import PythonPass
@@ -36,27 +38,6 @@ _VECTORIZE = f"""
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
       transform.apply_patterns.canonicalization
       transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
-    }} : {_ANY}
-    transform.yield
-  }}"""
-
-# Functions the vectorizer may not see whole (_unsafe_to_vectorize): each of their linalg
-# ops is vectorized on its own instead (tagged _OP_TAG after tiling), which leaves the
-# tensor.insert_slice ops it would get wrong alone.
-_OP_TAG = "mlxc.vectorize_op"
-_VECTORIZE_OPS = f"""
-  transform.named_sequence @vectorize_ops(%root: {_ANY} {{transform.readonly}}) {{
-    %ops = transform.structured.match attributes{{{_OP_TAG}}} in %root : ({_ANY}) -> {_ANY}
-    transform.structured.vectorize %ops {{vectorize_nd_extract}} : {_ANY}
-    %f = transform.structured.match ops{{["func.func"]}} attributes{{{_OP_TAG}}} in %root
-      : ({_ANY}) -> {_ANY}
-    transform.apply_patterns to %f {{
-      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.vector.lower_outerproduct
-      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
-      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
-      transform.apply_patterns.canonicalization
     }} : {_ANY}
     transform.yield
   }}"""
@@ -196,27 +177,6 @@ def _keeps_trailing_dims(insert, source, dest) -> bool:
     return all(s == 1 for s in sizes[:lead]) and sizes[lead:] == list(source.shape)
 
 
-def _tag_ops_to_vectorize(module, unsafe: set) -> bool:
-    """Tag the linalg ops of the `unsafe` functions that can be vectorized on their own:
-    static shapes, no rank-0 op reading with tensor.extract (the vectorizer crashes the
-    process on those). Their functions are tagged too, for the patterns after."""
-    tagged = False
-    for func in irutil.functions(module):
-        if func.name != "func.func" or irutil.sym_name(func) not in unsafe:
-            continue
-        for op in _linalg_ops(func):
-            if not all(isinstance(v.type, ir.RankedTensorType) and
-                       ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
-                continue
-            if any(_in_rank0_linalg(e) for e in irutil.ops_named(op, "tensor.extract")):
-                continue
-            op.attributes[_OP_TAG] = ir.UnitAttr.get()
-            tagged = True
-        if tagged:
-            func.attributes[_OP_TAG] = ir.UnitAttr.get()
-    return tagged
-
-
 def _function_name(op) -> str:
     parent = op.parent
     while parent is not None and parent.name != "func.func":
@@ -254,15 +214,16 @@ def run(module) -> None:
             func.attributes[_VECTORIZE_TAG] = ir.UnitAttr.get()
         elif func.name == "func.func":
             unsafe.add(irutil.sym_name(func))
+    for entry in entries:  # tiled but not vectorized: scalar code, as the report says
+        if entry[1] is not None and _function_name(entry[0]) in unsafe:
+            entry[1] = replace(entry[1], kind="scalar")
     fusion_report.record(entries)  # before the ops are tiled away
     script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
-                     + _VECTORIZE + _VECTORIZE_OPS)
+                     + _VECTORIZE)
     sequences = _sequences(script)
     for i in range(len(chosen)):
         _apply(module, script, f"op{i}", sequences)
     _apply(module, script, "vectorize", sequences)
-    if False and unsafe and _tag_ops_to_vectorize(module, unsafe):  # off: invalid transfer_write on cholesky
-        _apply(module, script, "vectorize_ops", sequences)
     # One walk of the vectorized module drops the tags (nothing below reads them) and
     # finds the row reductions.
     reductions: list = []
@@ -274,8 +235,6 @@ def run(module) -> None:
             del attrs[_TAG]
         if _VECTORIZE_TAG in attrs:
             del attrs[_VECTORIZE_TAG]
-        if _OP_TAG in attrs:
-            del attrs[_OP_TAG]
         if op.name == "vector.multi_reduction":
             reductions.append(op)
         return advance

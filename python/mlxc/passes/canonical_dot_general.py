@@ -22,6 +22,7 @@ from __future__ import annotations
 from .. import irutil
 from .._mlir import ir, stablehlo
 from . import PythonPass
+from .dot_general_layout import static_dot
 
 
 def _product(shape, dims) -> int:
@@ -60,11 +61,7 @@ def _in_lhs_order(pairs: tuple[list[int], list[int]]) -> tuple[list[int], list[i
 
 
 def _eligible(op) -> bool:
-    if op.name != "stablehlo.dot_general" or len(op.operands) != 2:
-        return False
-    types = [v.type for v in op.operands] + [op.result.type]
-    if not all(isinstance(t, ir.RankedTensorType) and ir.RankedTensorType(t).has_static_shape
-               for t in types):
+    if not static_dot(op):
         return False
     dims = _dims(op)
     if any(len(g) > 1 for pair in dims.values() for g in pair):

@@ -110,13 +110,19 @@ def _work(op) -> int:
     return _size(lhs.shape, range(lhs.rank)) * _size(rhs.shape, dims.free(1, rhs.rank))
 
 
-def _eligible(op) -> bool:
+def static_dot(op) -> bool:
+    """A two-operand stablehlo.dot_general whose operands and result have static shapes."""
     if op.name != "stablehlo.dot_general" or len(op.operands) != 2:
         return False
     types = [v.type for v in op.operands] + [op.result.type]
-    if not all(isinstance(t, ir.RankedTensorType) and ir.RankedTensorType(t).has_static_shape
-               for t in types):
+    return all(isinstance(t, ir.RankedTensorType) and ir.RankedTensorType(t).has_static_shape
+               for t in types)
+
+
+def _eligible(op) -> bool:
+    if not static_dot(op):
         return False
+    types = [v.type for v in op.operands] + [op.result.type]
     if not all(isinstance(ir.RankedTensorType(t).element_type, ir.FloatType) for t in types):
         return False  # integer and complex dots are not vectorized in any layout
     return _work(op) >= MIN_WORK

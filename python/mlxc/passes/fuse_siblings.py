@@ -187,10 +187,6 @@ def _run_block(ops) -> None:
 
 
 def run(module) -> None:
-    return _run(module)
-
-
-def _run(module) -> None:
     # Blocks of functions and loops, not the bodies of linalg ops (which merging erases).
     blocks = [b for b in irutil.blocks(module)
               if not irutil.as_operation(b.owner).name.startswith("linalg.")]

@@ -73,3 +73,31 @@ func.func @kept(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tenso
   } -> tensor<4x4xf32>
   return %neg, %acc, %abs : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// An epilogue that reads its loop indices (`x @ y + 4 * eye`) keeps its own destination:
+// read from the destination, upstream's vectorizer wrote it with a map of the wrong rank.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @indexed
+// CHECK: %[[P:.*]] = linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+func.func @indexed(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %four = arith.constant 4.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %p = linalg.matmul ins(%x, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %d = arith.cmpi eq, %i, %j : index
+    %f = arith.uitofp %d : i1 to f32
+    %g = arith.mulf %f, %four : f32
+    %s = arith.addf %a, %g : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}

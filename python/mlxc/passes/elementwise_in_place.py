@@ -12,7 +12,8 @@ into
 when the generic has parallel loops only, writes one result that it does not read,
 reads `%v` at the very element it writes (same type, same indexing map), and is the
 last op of the block to use `%v`, which a linalg op in the same block computed (so `%v`
-is a temporary of ours: never a caller's input or a constant). Of several such inputs
+is a temporary of ours: never a caller's input or a constant), and whose body reads no
+`linalg.index` (see `_reusable_input`). Of several such inputs
 the one computed first is taken. Reading `%v` through the destination's block argument
 makes the tiled loops read and write the same tile, which one-shot-bufferize then keeps
 in place.
@@ -34,6 +35,11 @@ def _reusable_input(op):
         return None
     body = op.regions[0].blocks[0]
     if list(body.arguments[n_in].uses):   # it reads its destination
+        return None
+    if any(inner.name == "linalg.index" for inner in body.operations):
+        # Upstream's vectorizer writes `%out + f(linalg.index)` as a 1-D vector through
+        # the destination's n-D map, which the verifier rejects: `m @ m.T + 4 * eye`
+        # (a Cholesky's input) failed to compile. Such an op keeps its own buffer.
         return None
     maps = irutil.indexing_maps(op)
     best, best_producer = None, None

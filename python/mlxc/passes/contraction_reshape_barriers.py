@@ -12,6 +12,16 @@ result is a contraction's input is written as a `tensor.reshape` (which it does 
 fold); `remove=1`, after fusion, makes it a collapse or expansion again, of its
 source as it is then. The operands and
 results of a contraction thus keep their shape: only elementwise ops change rank.
+
+The same pass fuses an input's elementwise producer into a contraction or convolution,
+where it is recomputed once per output column or filter tap (attention's `p / sum(p)`
+once per head dimension: its p @ v became a 5-loop generic on no kernel or schedule,
+2.9x XLA's time for the whole attention). XLA's rule is ours: a contraction's operand
+takes only free ops. So a contraction's or convolution's input computed by a linalg op
+gets a barrier too, an identity `tensor.reshape`, and is computed once into its own
+tensor, which the product reads (the runtime's kernel reads any strides). Left to
+fuse: pure data movement (a transpose or broadcast of a function argument), which
+costs nothing per read and which the kernel and schedules take as an indexing map.
 """
 
 from __future__ import annotations
@@ -38,6 +48,10 @@ def _is_contraction(op) -> bool:
         return False
 
 
+def _is_convolution(op) -> bool:
+    return op is not None and op.name.startswith(("linalg.conv", "linalg.depthwise_conv"))
+
+
 def _at_contraction(reshape) -> bool:
     if _is_contraction(irutil.defining_op(reshape.operands[0])):
         return True
@@ -48,24 +62,71 @@ def _at_contraction(reshape) -> bool:
     return False
 
 
+def _data_movement(op) -> bool:
+    """A generic that only yields its inputs' elements (a transpose, a broadcast) of
+    values no op computes: fused into a product it is an indexing map, not work."""
+    if op.name != "linalg.generic" or irutil.dps_segments(op)[1] != 1:
+        return False
+    body = list(op.regions[0].blocks[0].operations)
+    if len(body) != 1 or body[0].operands[0] not in list(op.regions[0].blocks[0].arguments):
+        return False
+    n_in = irutil.dps_segments(op)[0]
+    return all(irutil.defining_op(v) is None for v in op.operands[:n_in])
+
+
+def _computed_inputs(module) -> list:
+    """The inputs of contractions and convolutions that a linalg op computes and that
+    the fusion must not recompute inside them."""
+    found = []
+    for op in irutil.ops_named(module, "linalg.generic", "linalg.matmul",
+                               "linalg.batch_matmul"):
+        if not _is_contraction(op):
+            continue
+        found += _inputs_to_guard(op)
+    for op in irutil.walk(module):
+        if _is_convolution(op):
+            found += _inputs_to_guard(op)
+    return found
+
+
+def _inputs_to_guard(op) -> list:
+    n_in = irutil.dps_segments(op)[0]
+    out = []
+    for i in range(n_in):
+        producer = irutil.defining_op(op.operands[i])
+        if producer is not None and producer.name.startswith("linalg.") \
+                and not _data_movement(producer):
+            out.append((op, i))
+    return out
+
+
+def _guard(op, index: int) -> None:
+    """An identity barrier between input `index` of `op` and its producer."""
+    value = op.operands[index]
+    t = ir.RankedTensorType(value.type)
+    if not t.has_static_shape:
+        return
+    with ir.InsertionPoint(op), op.location:
+        op.operands[index] = _barrier(value, t)
+
+
+def _barrier(value, t):
+    i64 = ir.IntegerType.get_signless(64)
+    shape_type = ir.RankedTensorType.get([t.rank], i64)
+    shape = ir.Operation.create(
+        "arith.constant", results=[shape_type],
+        attributes={"value": ir.DenseElementsAttr.get(np.array(t.shape, "int64"),
+                                                      type=shape_type)}).result
+    barrier = ir.Operation.create("tensor.reshape", results=[t], operands=[value, shape])
+    barrier.attributes[_MARK] = ir.UnitAttr.get()
+    return barrier.result
+
+
 def _insert(op) -> None:
     t = ir.RankedTensorType(op.result.type)
     if not t.has_static_shape or len(op.operands) != 1:
         return
-    i64 = ir.IntegerType.get_signless(64)
-
-    def build():
-        shape_type = ir.RankedTensorType.get([t.rank], i64)
-        shape = ir.Operation.create(
-            "arith.constant", results=[shape_type],
-            attributes={"value": ir.DenseElementsAttr.get(np.array(t.shape, "int64"),
-                                                          type=shape_type)}).result
-        barrier = ir.Operation.create("tensor.reshape", results=[t],
-                                      operands=[op.operands[0], shape])
-        barrier.attributes[_MARK] = ir.UnitAttr.get()
-        return barrier.result
-
-    irutil.replace_op(op, build)
+    irutil.replace_op(op, lambda: _barrier(op.operands[0], t))
 
 
 def _groups(long: list[int], short: list[int]) -> Optional[list[list[int]]]:
@@ -139,6 +200,8 @@ def run(module, remove: str = "0") -> None:
     for op in irutil.ops_named(module, *_RESHAPES):
         if _at_contraction(op):
             _insert(op)
+    for op, index in _computed_inputs(module):
+        _guard(op, index)
 
 
 PASS = PythonPass(

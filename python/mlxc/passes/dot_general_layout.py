@@ -15,9 +15,8 @@ With `kernel-products=1` (the CPU pipeline, when products call the runtime's ker
 a dot the kernel will compute keeps its operands where they are: the kernel reads any
 strides (a transposed right-hand side at 187 against 202 GFLOP/s), where the copy is a
 pass over memory and an op to compile. The kernel takes f32 products of one batch,
-row, column and contraction dimension (library_calls.MIN_*) with nothing fused into
-them; an operand an elementwise op computes for this dot alone may be fused into it,
-so such a dot keeps the copies its generated code needs.
+row, column and contraction dimension (library_calls.MIN_*); the fuse stage fuses no
+computed operand into a product, so none is lost to the kernel that way.
 """
 
 from __future__ import annotations
@@ -128,17 +127,10 @@ def _eligible(op) -> bool:
     return _work(op) >= MIN_WORK
 
 
-# Ops whose result linalg-fuse-elementwise-ops never fuses into a consumer.
-_NOT_FUSED = {"stablehlo.dot_general", "stablehlo.convolution", "stablehlo.reduce",
-              "stablehlo.reduce_window", "stablehlo.sort", "stablehlo.gather",
-              "stablehlo.scatter", "stablehlo.while", "stablehlo.case", "stablehlo.if",
-              "stablehlo.custom_call", "stablehlo.fft", "stablehlo.constant"}
-
-
 def _for_the_kernel(op, dims: Dims) -> bool:
-    """Whether the runtime's product kernel will compute `op` (as far as can be told
-    before fusion): f32, one dimension of each kind, sizes it takes, and no operand an
-    elementwise op computes for it alone."""
+    """Whether the runtime's product kernel will compute `op`: f32, one dimension of
+    each kind, sizes it takes (its operands are never fused into it:
+    mlxc-contraction-reshape-barriers)."""
     from ..targets.cpu import library_calls
     f32 = ir.F32Type.get()
     types = [ir.RankedTensorType(t) for t in (op.operands[0].type, op.operands[1].type,
@@ -153,14 +145,7 @@ def _for_the_kernel(op, dims: Dims) -> bool:
     n = rhs.shape[dims.free(1, rhs.rank)[0]]
     k = lhs.shape[dims.contracting[0][0]]
     batch = lhs.shape[dims.batch[0][0]] if dims.batch[0] else 1
-    if not library_calls.takes(batch, m, n, k):
-        return False
-    for value in op.operands:
-        producer = irutil.defining_op(value)
-        if producer is not None and producer.name not in _NOT_FUSED and \
-                len(list(value.uses)) == 1:
-            return False
-    return True
+    return library_calls.takes(batch, m, n, k)
 
 
 def _rewrite(op, kernel_products: bool) -> None:

@@ -13,17 +13,15 @@ func.func @attention_scores(%q: tensor<4x128x64xf32>, %k: tensor<4x128x64xf32>) 
 
 // -----
 
-// An operand that an elementwise op computes is read in place too: the fuse stage never
-// fuses it into the product (mlxc-contraction-reshape-barriers), so the kernel still
-// takes it. A product the kernel does not take (f16 here) gets the copy its generated
-// code needs.
-// CHECK-LABEL: func.func @computed_operand
-// CHECK: %[[S:.*]] = stablehlo.multiply
-// CHECK-NOT: stablehlo.transpose
-// CHECK: stablehlo.dot_general %arg0, %[[S]], batching_dims = [0] x [0], contracting_dims = [2] x [2]
+// An operand that an elementwise op computes for this product alone is put in place:
+// the transpose becomes that op's output map, free. A product the kernel does not take
+// (f16 here) gets the copy its generated code needs.
+// CHECK-LABEL: func.func @fusable_operand
+// CHECK: %[[KT:.*]] = stablehlo.transpose %{{.*}}, dims = [0, 2, 1]
+// CHECK: stablehlo.dot_general %arg0, %[[KT]]
 // CHECK-LABEL: func.func @half
 // CHECK: stablehlo.transpose %arg1, dims = [0, 2, 1]
-func.func @computed_operand(%q: tensor<4x128x64xf32>, %k: tensor<4x128x64xf32>) -> tensor<4x128x128xf32> {
+func.func @fusable_operand(%q: tensor<4x128x64xf32>, %k: tensor<4x128x64xf32>) -> tensor<4x128x128xf32> {
   %s = stablehlo.multiply %k, %k : tensor<4x128x64xf32>
   %0 = stablehlo.dot_general %q, %s, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<4x128x64xf32>, tensor<4x128x64xf32>) -> tensor<4x128x128xf32>
   return %0 : tensor<4x128x128xf32>

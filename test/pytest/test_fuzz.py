@@ -27,7 +27,13 @@ SAMPLE = 520
 
 @pytest.fixture(scope="module", autouse=True)
 def x64():
+    # Only for this module: left on, it changed every later test in the same worker
+    # (test_models' GPT step was exported in 64-bit mode, which it is not written for).
+    import jax
+    before = jax.config.jax_enable_x64
     enable_x64()
+    yield
+    jax.config.update("jax_enable_x64", before)
 
 
 def test_sample():

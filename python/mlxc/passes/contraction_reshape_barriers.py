@@ -48,10 +48,6 @@ def _is_contraction(op) -> bool:
         return False
 
 
-def _is_convolution(op) -> bool:
-    return op is not None and op.name.startswith(("linalg.conv", "linalg.depthwise_conv"))
-
-
 def _at_contraction(reshape) -> bool:
     if _is_contraction(irutil.defining_op(reshape.operands[0])):
         return True
@@ -65,38 +61,46 @@ def _at_contraction(reshape) -> bool:
 def _data_movement(op) -> bool:
     """A generic that only yields its inputs' elements (a transpose, a broadcast) of
     values no op computes: fused into a product it is an indexing map, not work."""
-    if op.name != "linalg.generic" or irutil.dps_segments(op)[1] != 1:
+    if op.name != "linalg.generic":
         return False
-    body = list(op.regions[0].blocks[0].operations)
-    if len(body) != 1 or body[0].operands[0] not in list(op.regions[0].blocks[0].arguments):
+    n_in, n_out = irutil.dps_segments(op)
+    block = op.regions[0].blocks[0]
+    body = list(block.operations)
+    if n_out != 1 or len(body) != 1 or body[0].operands[0] not in list(block.arguments):
         return False
-    n_in = irutil.dps_segments(op)[0]
     return all(irutil.defining_op(v) is None for v in op.operands[:n_in])
 
 
-def _computed_inputs(module) -> list:
-    """The inputs of contractions and convolutions that a linalg op computes and that
-    the fusion must not recompute inside them."""
-    found = []
-    for op in irutil.ops_named(module, "linalg.generic", "linalg.matmul",
-                               "linalg.batch_matmul"):
-        if not _is_contraction(op):
-            continue
-        found += _inputs_to_guard(op)
-    for op in irutil.walk(module):
-        if _is_convolution(op):
-            found += _inputs_to_guard(op)
-    return found
+_PRODUCTS = ("linalg.generic", "linalg.matmul", "linalg.batch_matmul")
+_CONVOLUTIONS = ("linalg.conv", "linalg.depthwise_conv")
 
 
-def _inputs_to_guard(op) -> list:
-    n_in = irutil.dps_segments(op)[0]
+def _reshapes_and_products(module) -> tuple[list, list]:
+    """The collapse/expand reshapes and the contractions and convolutions, in one walk
+    that keeps no handle to any other op (the reshapes are erased afterwards)."""
+    reshapes, products = [], []
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(o):
+        name = o.name
+        if name in _RESHAPES:
+            reshapes.append(o)
+        elif name.startswith(_CONVOLUTIONS) or (name in _PRODUCTS and _is_contraction(o)):
+            products.append(o)
+        return advance
+
+    irutil.as_operation(module).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return reshapes, products
+
+
+def _inputs_to_guard(op) -> list[int]:
+    """The inputs of a product that a linalg op computes, other than by data movement."""
     out = []
-    for i in range(n_in):
+    for i in range(irutil.dps_segments(op)[0]):
         producer = irutil.defining_op(op.operands[i])
         if producer is not None and producer.name.startswith("linalg.") \
                 and not _data_movement(producer):
-            out.append((op, i))
+            out.append(i)
     return out
 
 
@@ -197,11 +201,14 @@ def run(module, remove: str = "0") -> None:
             if _MARK in op.attributes:
                 _remove(op)
         return
-    for op in irutil.ops_named(module, *_RESHAPES):
+    reshapes, products = _reshapes_and_products(module)
+    for op in reshapes:
         if _at_contraction(op):
             _insert(op)
-    for op, index in _computed_inputs(module):
-        _guard(op, index)
+    # After the reshape barriers: an input read through one has no linalg producer.
+    for op in products:
+        for index in _inputs_to_guard(op):
+            _guard(op, index)
 
 
 PASS = PythonPass(

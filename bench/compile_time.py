@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import mlxc  # noqa: E402
-from run import _max_rel_err, _flat, geomean, warm_up  # noqa: E402
+from timing import flat as _flat, geomean, max_rel_err as _max_rel_err, warm_up  # noqa: E402
 
 # (layers, model width, sequence length): the two decoders of issue 14.
 CONFIGS = {4: (4, 256, 128), 12: (12, 384, 64)}

@@ -85,6 +85,26 @@ def top_level_ops(module) -> Iterator:
     return iter(ops)
 
 
+def top_level_texts(func, count: int) -> Optional[list[str]]:
+    """The text of each of the `count` ops directly in `func`'s body, without
+    locations, from one print of the whole function (printing each op alone would name
+    the function's values for each one); None if the printed form does not have one
+    line per op at the body's indent (a nested block's label, `^bb0(...)`, can sit at
+    that indent: it is no op)."""
+    lines = func.get_asm(enable_debug_info=False, use_local_scope=True,
+                         assume_verified=True).split("\n")
+    if len(lines) < 3:
+        return None
+    indent = len(lines[1]) - len(lines[1].lstrip(" "))
+    starts = [i for i, line in enumerate(lines)
+              if line.startswith(" " * indent)
+              and line[indent:indent + 1] not in (" ", "}", "", "^")]
+    if len(starts) != count:
+        return None
+    ends = starts[1:] + [len(lines) - 1]  # the last line closes the function
+    return ["\n".join(lines[i:j]) for i, j in zip(starts, ends)]
+
+
 def outermost(root, keep) -> list:
     """The ops nested in `root` for which `keep(op)` holds, without looking inside them
     (a kept op's own nested matches are its business), in pre-order."""

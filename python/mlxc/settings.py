@@ -109,6 +109,10 @@ _ALL = [
             "seconds that reading a program's MLIR bytecode or portable artifact (in a checking "
             "process: a damaged file can hang or crash the reader) may take per MiB, at least "
             "this long"),
+    Setting("outline_layers", "MLXC_OUTLINE_LAYERS", _bool, True,
+            "runs of StableHLO ops that repeat (a model's layers) become one function called "
+            "for each, so the stages after the import and LLVM compile one layer, not every "
+            "copy (0: every copy compiled, fused across layer boundaries, for comparison)"),
     Setting("dedup_kernels", "MLXC_DEDUP_KERNELS", _bool, True,
             "loop nests identical up to their buffers (a model's repeated layers) are compiled "
             "once, as one kernel function called for each (0: each compiled where it is, for "

@@ -77,3 +77,50 @@ func.func @main(%x: memref<8xf32>, %w: memref<4xf32, strided<[2]>>) -> f32 {
   }
   return %s : f32
 }
+
+// -----
+
+// A layer function (mlxc-outline-layers) has its loop nests outlined too, named after
+// it; a private function that is no layer keeps its loops.
+// CHECK-LABEL: func.func private @main_layer0_kernel0(%{{.*}}: memref<8xf32>) attributes {mlxc.kernel}
+// CHECK-LABEL: func.func private @main_layer0_kernel1(%{{.*}}: memref<8xf32>) attributes {mlxc.kernel}
+// CHECK-LABEL: func.func private @main_layer0(
+// CHECK-NEXT: call @main_layer0_kernel0(
+// CHECK-NEXT: call @main_layer0_kernel1(
+// SMALL-LABEL: func.func private @main_layer0(
+// SMALL-NEXT: arith.constant
+// CHECK-LABEL: func.func private @helper(
+// CHECK-NEXT: arith.constant
+// CHECK: scf.for
+// CHECK: scf.for
+func.func private @main_layer0(%x: memref<8xf32>) attributes {mlxc.layer} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %one, %x[%i] : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %x[%i] : memref<8xf32>
+  }
+  return
+}
+func.func private @helper(%x: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %one, %x[%i] : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %one, %x[%i] : memref<8xf32>
+  }
+  return
+}
+func.func @main(%x: memref<8xf32>) {
+  return
+}

@@ -1,5 +1,6 @@
-"""Compile time: repeated layers compiled once (mlxc-dedup-kernels) and the timing
-report (MLXC_TIMING, exe.compile_stats())."""
+"""Compile time: repeated layers compiled once (mlxc-outline-layers on StableHLO,
+mlxc-dedup-kernels on loop nests) and the timing report (MLXC_TIMING,
+exe.compile_stats())."""
 
 import re
 
@@ -35,10 +36,11 @@ def _inputs():
     return x, ws, bs
 
 
-def test_repeated_layers_compile_once(tmp_path):
+def test_repeated_loop_nests_compile_once(tmp_path):
     x, ws, bs = _inputs()
     text, _, ref = export_program(_layers, x, ws, bs)
-    with settings.override(cache=False):
+    # Layers kept inline (the StableHLO outlining below would leave no twin nests).
+    with settings.override(cache=False, outline_layers=False):
         exe = mlxc.compile(text)
         llvm = mlxc.lower(text)
     args = [x, *ws, *bs]
@@ -59,9 +61,99 @@ def test_repeated_layers_compile_once(tmp_path):
     exe.save(path)
     assert_matches(mlxc.load(path)(*args), ref, 1e-5)
     # MLXC_DEDUP_KERNELS=0: each nest compiled where it is, the same results.
-    with settings.override(cache=False, dedup_kernels=False):
+    with settings.override(cache=False, dedup_kernels=False, outline_layers=False):
         assert "mlxc.shared_kernel" not in mlxc.lower(text)
         assert_matches(mlxc.compile(text)(*args), ref, 1e-5)
+
+
+def _block(x, p):
+    """A pre-layernorm transformer block in plain JAX (causal attention, gelu MLP)."""
+    def norm(v):
+        mean = jnp.mean(v, axis=-1, keepdims=True)
+        return (v - mean) * jax.lax.rsqrt(jnp.var(v, axis=-1, keepdims=True) + 1e-5)
+
+    s, d = x.shape
+    h = norm(x)
+    q, k, v = (h @ p["wq"]).reshape(s, 2, d // 2), (h @ p["wk"]).reshape(s, 2, d // 2), \
+        (h @ p["wv"]).reshape(s, 2, d // 2)
+    scores = jnp.einsum("qhd,khd->hqk", q, k) / np.sqrt(d // 2).astype(np.float32)
+    scores = jnp.where(jnp.tril(jnp.ones((s, s), bool)), scores, -1e9)
+    a = jnp.einsum("hqk,khd->qhd", jax.nn.softmax(scores, axis=-1), v).reshape(s, d)
+    x = x + a @ p["wo"]
+    return x + jax.nn.gelu(norm(x) @ p["w1"] + p["b1"]) @ p["w2"]
+
+
+def _decoder(x, blocks):
+    for p in blocks:
+        x = _block(x, p)
+    return jnp.tanh(x)
+
+
+def _decoder_inputs(layers: int, s: int = 8, d: int = 16):
+    rng = np.random.default_rng(1)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+
+    blocks = [dict(wq=w(d, d), wk=w(d, d), wv=w(d, d), wo=w(d, d), w1=w(d, 2 * d),
+                   b1=w(2 * d) / 4, w2=w(2 * d, d)) for _ in range(layers)]
+    return w(s, d), blocks
+
+
+def _layer_calls(text: str) -> dict[str, int]:
+    """Calls of each outlined layer function in the program after the simplify stage."""
+    simplified = mlxc.lower(text, stop_after="simplify")
+    names = re.findall(r"func\.func private @(\w+)\(.*attributes \{mlxc\.layer", simplified)
+    return {n: simplified.count(f"call @{n}(") for n in names}
+
+
+def test_repeated_layers_are_one_function():
+    x, blocks = _decoder_inputs(4)
+    text, _, ref = export_program(_decoder, x, blocks)
+    args = [x, *jax.tree_util.tree_leaves(blocks)]
+    with settings.override(cache=False):
+        assert list(_layer_calls(text).values()) == [4]
+        assert_matches(mlxc.compile(text)(*args), ref, 1e-5)
+        # After bufferization the layer is still one function, called four times.
+        lowered = mlxc.lower(text)
+        assert len(re.findall(r"llvm\.call @main_layer0\(", lowered)) == 4
+    # MLXC_OUTLINE_LAYERS=0: the same results, and four copies of the layer's code.
+    with settings.override(cache=False, outline_layers=False):
+        assert _layer_calls(text) == {}
+        assert_matches(mlxc.compile(text)(*args), ref, 1e-5)
+        assert mlxc.lower(text).count("\n") > 2 * lowered.count("\n")
+
+
+def test_training_step_outlines_forward_and_backward_layers():
+    x, blocks = _decoder_inputs(3)
+
+    def step(x, blocks):
+        loss, g = jax.value_and_grad(lambda b: jnp.mean(_decoder(x, b) ** 2))(blocks)
+        return loss, jax.tree_util.tree_map(lambda p, d: p - 0.1 * d, blocks, g)
+
+    text, _, _ = export_program(step, x, blocks)
+    ref = tuple(np.asarray(r) for r in jax.tree_util.tree_leaves(jax.jit(step)(x, blocks)))
+    with settings.override(cache=False):
+        calls = _layer_calls(text)
+        # The forward layers and the backward layers: two functions, each called for
+        # the layers whose code is alike (at least two of the three).
+        assert len(calls) >= 2 and min(calls.values()) >= 2, calls
+        exe = mlxc.compile(text)
+    assert_matches(exe(x, *jax.tree_util.tree_leaves(blocks)), ref, 1e-4)
+
+
+def test_layers_that_differ_are_not_merged():
+    # The same code with another width in the middle layer: only alike layers share.
+    x, blocks = _decoder_inputs(4)
+    rng = np.random.default_rng(2)
+    blocks[2] = dict(blocks[2], w1=rng.standard_normal((16, 48)).astype(np.float32) / 4,
+                     b1=np.zeros(48, np.float32),
+                     w2=rng.standard_normal((48, 16)).astype(np.float32) / 7)
+    text, _, ref = export_program(_decoder, x, blocks)
+    with settings.override(cache=False):
+        calls = _layer_calls(text)
+        assert sum(calls.values()) <= 2, calls  # layers 0 and 1 (alike), at most
+        assert_matches(mlxc.compile(text)(x, *jax.tree_util.tree_leaves(blocks)), ref, 1e-5)
 
 
 def test_compile_stats_and_timing_table(capsys):

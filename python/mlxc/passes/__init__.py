@@ -71,6 +71,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-inline-alloca-scopes": "mlxc.passes.inline_alloca_scopes",
     "mlxc-clone-into-parallel-regions": "mlxc.passes.clone_into_parallel_regions",
     "mlxc-fuse-row-loops": "mlxc.passes.fuse_row_loops",
+    "mlxc-outline-layers": "mlxc.passes.outline_layers",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
     "mlxc-dedup-kernels": "mlxc.passes.dedup_kernels",
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",

@@ -41,23 +41,6 @@ def _unnamed(text: str) -> str:
     return _SSA_NAME.sub("%", text)
 
 
-def _top_level_texts(entry, count: int):
-    """The text of each of the `count` ops directly in `entry`, from one print of the
-    whole function (printing each op alone would name the function's values for each
-    one); None if the printed form does not have one line per op at the body's indent."""
-    lines = entry.get_asm(enable_debug_info=False, use_local_scope=True,
-                          assume_verified=True).split("\n")
-    if len(lines) < 3:
-        return None
-    indent = len(lines[1]) - len(lines[1].lstrip(" "))
-    starts = [i for i, line in enumerate(lines)
-              if line.startswith(" " * indent) and line[indent:indent + 1] not in (" ", "}", "")]
-    if len(starts) != count:
-        return None
-    ends = starts[1:] + [len(lines) - 1]  # the last line closes the function
-    return ["\n".join(lines[i:j]) for i, j in zip(starts, ends)]
-
-
 _SSA_SPLIT = re.compile(r"(%[\w.$-]+)")
 
 
@@ -84,7 +67,7 @@ def run(module, min_ops: str = str(MIN_OPS)) -> None:
     if entry is None:
         return
     ops = list(irutil.top_level_ops(entry))
-    texts = _top_level_texts(entry, len(ops))
+    texts = irutil.top_level_texts(entry, len(ops))
     if texts is None:
         return
     groups: dict[str, list] = {}

@@ -1,7 +1,8 @@
-"""mlxc-distinct-result-buffers: give every returned buffer of a public function its own.
+"""mlxc-distinct-result-buffers: give every returned buffer of a function its own.
 
 A program may return one value twice (`return %0, %0`, as JAX does for `(round(x),
-round(x))` after CSE). Each result becomes its own output buffer, but
+round(x))` after CSE), and so may a layer mlxc-outline-layers made a function (two of
+its results folded into one value by the fuse stage). Each result becomes its own output buffer, but
 `buffer-results-to-out-params{hoist-static-allocs}` would replace the one allocation by
 two output arguments, which crashes it. Before that pass we return a fresh copy for
 every repeat, so each returned memref is distinct.
@@ -32,7 +33,7 @@ def _dedupe(ret) -> None:
 
 def run(module) -> None:
     for func in irutil.functions(module):
-        if func.name != "func.func" or not irutil.is_public(func):
+        if func.name != "func.func" or not func.regions[0].blocks:
             continue
         for block in func.regions[0].blocks:
             ops = block.operations  # only the last is wrapped in its Python class
@@ -43,6 +44,6 @@ def run(module) -> None:
 
 PASS = PythonPass(
     argument="mlxc-distinct-result-buffers",
-    summary="Return a copy for each repeated result buffer of a public function",
+    summary="Return a copy for each repeated result buffer of a function",
     run=run,
 )

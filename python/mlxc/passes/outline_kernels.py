@@ -1,5 +1,6 @@
-"""mlxc-outline-kernels: each top-level loop nest of a large entry function becomes a
-function of its own, so that LLVM code generation can be split across threads.
+"""mlxc-outline-kernels: each top-level loop nest of a large entry function (and of each
+layer function mlxc-outline-layers made) becomes a function of its own, so that LLVM
+code generation can be split across threads.
 
 After bufferization the entry holds every kernel inline, one loop nest after another.
 LLVM compiles one function on one thread; the CPU target builds the program's kernels
@@ -25,6 +26,7 @@ _CONSTANTS = frozenset({"arith.constant", "ub.poison"})
 _VIEWS = frozenset({"memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape",
                     "memref.subview", "memref.cast", "memref.view"})
 KERNEL_ATTR = "mlxc.kernel"
+LAYER_ATTR = "mlxc.layer"  # passes/outline_layers.py
 MIN_OPS = 300
 
 
@@ -209,11 +211,14 @@ def run(module, min_ops: str = str(MIN_OPS), always: str = "false") -> None:
         if not parallel_jit.second_core_free():
             return
     entry = entry_function(module, int(min_ops))
-    if entry is None:
-        return
-    loops = top_level_loops(entry)
-    if len(loops) >= 2:
-        outline(module, entry, loops, f"{_entry_name(module)}_kernel")
+    # The layers mlxc-outline-layers made functions hold most of a model's loops.
+    layers = [f for f in irutil.functions(module)
+              if LAYER_ATTR in f.attributes and f.name == "func.func"
+              and len(f.regions[0].blocks) == 1 and _has_ops(f, int(min_ops))]
+    for func in ([entry] if entry is not None else []) + layers:
+        loops = top_level_loops(func)
+        if len(loops) >= 2:
+            outline(module, func, loops, f"{irutil.sym_name(func)}_kernel")
 
 
 PASS = PythonPass(

@@ -6,7 +6,8 @@ largest total live at once as the module attribute `mlxc.temp_bytes` (i64). Resu
 are the caller's buffers and are not counted. An allocation inside a loop counts once:
 the deallocation pipeline frees it in the same iteration. Stack buffers (memref.alloca:
 the one row mlxc-fuse-row-loops keeps for all iterations of a row loop) are not
-counted, as XLA does not count its stack.
+counted, as XLA does not count its stack. A call of a function defined in the module
+(a layer mlxc-outline-layers made) adds that function's own peak while it runs.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def _bytes(t: ir.MemRefType) -> int:
     return count * max(1, -(-(width or 32) // 8))
 
 
-def peak_bytes(func) -> int:
+def peak_bytes(func, callees: dict | None = None) -> int:
+    """The peak of `func`'s temporaries; `callees` maps the names of the functions it
+    calls to their own peaks (computed on demand from the module when given)."""
     live: dict = {}
     total = peak = 0
     for op in irutil.walk(func):
@@ -42,13 +45,24 @@ def peak_bytes(func) -> int:
             peak = max(peak, total)
         elif op.name == "memref.dealloc":
             total -= live.pop(op.operands[0], 0)
+        elif op.name == "func.call" and callees is not None:
+            peak = max(peak, total + callees.get(
+                ir.FlatSymbolRefAttr(op.attributes["callee"]).value, 0))
     return peak
 
 
 def run(module) -> None:
     entry = irutil.string_attr(module, "mlxc.entry")
     func = irutil.find_function(module, entry) if entry else None
-    peak = peak_bytes(func) if func is not None and func.name == "func.func" else 0
+    if func is None or func.name != "func.func":
+        peak = 0
+    else:
+        # The defined functions' peaks, callees first (layers call no layer).
+        callees: dict = {}
+        for f in irutil.functions(module):
+            if f.name == "func.func" and f.regions[0].blocks and f != func:
+                callees[irutil.sym_name(f)] = peak_bytes(f)
+        peak = peak_bytes(func, callees)
     module.attributes["mlxc.temp_bytes"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
 
 

@@ -263,6 +263,18 @@ def with_kernel_products(simplify: Stage) -> Stage:
     return Stage(simplify.name, passes, simplify.why)
 
 
+def with_layers(simplify: Stage) -> Stage:
+    """The simplify stage, first outlining the layers a program repeats. CPU only: the
+    cuda mapping plans the launches of one function."""
+    if not settings.get("outline_layers"):
+        return simplify
+    outline = Pass("mlxc-outline-layers", (), (),
+                   "ops that repeat (a model's layers) as one function called for each: "
+                   "the stages below compile one layer; first, before folding moves or "
+                   "merges their constants")
+    return Stage(simplify.name, (outline,) + simplify.passes, simplify.why)
+
+
 def with_library_sorts(linalg: Stage) -> Stage:
     """The common linalg stage; with library calls, FFTs call the runtime's FFT, JAX's
     float sorts its radix sort and LAPACK calls its LAPACK kernels before
@@ -291,7 +303,8 @@ def with_library_sorts(linalg: Stage) -> Stage:
 
 
 def cpu_pipeline(entry: str = "main") -> Pipeline:
-    wrap = {"simplify": with_kernel_products, "linalg": with_library_sorts,
+    wrap = {"simplify": lambda s: with_layers(with_kernel_products(s)),
+            "linalg": with_library_sorts,
             "fuse": with_schedules, "bufferize": with_temp_memory}
     stages = [wrap[s.name](s) if s.name in wrap else s for s in common_stages(entry)]
     return Pipeline("cpu", tuple(stages + [lower_stage(), llvm_stage()]))

@@ -14,7 +14,7 @@ from mlxc import irutil, settings
 from mlxc._mlir import ir
 from mlxc.targets.cpu import parallel_jit
 
-from helpers import assert_matches, export_program
+from helpers import as_tuple, assert_matches, export_program, normwise_error
 
 LAYERS = 4
 
@@ -117,11 +117,12 @@ def test_repeated_layers_are_one_function():
         # After bufferization the layer is still one function, called four times.
         lowered = mlxc.lower(text)
         assert len(re.findall(r"llvm\.call @main_layer0\(", lowered)) == 4
-    # MLXC_OUTLINE_LAYERS=0: the same results, and four copies of the layer's code.
+    # MLXC_OUTLINE_LAYERS=0: the same results, and much more code for LLVM (the four
+    # layers' loop nests, fewer of which mlxc-dedup-kernels finds alike).
     with settings.override(cache=False, outline_layers=False):
         assert _layer_calls(text) == {}
         assert_matches(mlxc.compile(text)(*args), ref, 1e-5)
-        assert mlxc.lower(text).count("\n") > 2 * lowered.count("\n")
+        assert mlxc.lower(text).count("\n") > 1.5 * lowered.count("\n")
 
 
 def test_training_step_outlines_forward_and_backward_layers():
@@ -178,3 +179,74 @@ def test_compile_stats_and_timing_table(capsys):
     assert ("lower", "mlxc-dedup-kernels") in ran
     assert ("codegen", "optimize, generate code, link") in ran
     assert "one-shot-bufferize" in err and "optimize, generate code, link" in err
+
+
+def test_flax_llama_style_decoder_and_adam_step():
+    # A decoder unlike the ones above, written with flax and optax: RMSNorm, rotary
+    # embeddings, grouped-query attention (jnp.repeat of k and v), a -inf causal mask
+    # and a SwiGLU MLP; its forward and an Adam training step on the next-token loss.
+    import flax.linen as nn
+    import optax
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            b, s, d = x.shape
+            h = nn.RMSNorm()(x)
+            q = nn.Dense(d)(h).reshape(b, s, 4, 8)
+            k, v = (nn.Dense(16)(h).reshape(b, s, 2, 8) for _ in range(2))
+            pos = jnp.arange(s)[:, None] / (10000 ** (jnp.arange(4) / 4))
+            cos, sin = jnp.cos(pos)[None, :, None], jnp.sin(pos)[None, :, None]
+
+            def rope(t):
+                a, c = t[..., :4], t[..., 4:]
+                return jnp.concatenate([a * cos - c * sin, a * sin + c * cos], -1)
+
+            q, k = rope(q), jnp.repeat(rope(k), 2, axis=2)
+            att = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.float32(np.sqrt(8))
+            att = jnp.where(jnp.tril(jnp.ones((s, s), bool)), att, -jnp.inf)
+            o = jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(att, -1),
+                           jnp.repeat(v, 2, axis=2)).reshape(b, s, d)
+            x = x + nn.Dense(d)(o)
+            h = nn.RMSNorm()(x)
+            return x + nn.Dense(d)(nn.silu(nn.Dense(64)(h)) * nn.Dense(64)(h))
+
+    class Decoder(nn.Module):
+        @nn.compact
+        def __call__(self, tok):
+            x = nn.Embed(64, 32)(tok)
+            for _ in range(3):
+                x = Block()(x)
+            return nn.Dense(64)(nn.RMSNorm()(x))
+
+    model, opt = Decoder(), optax.adam(1e-2)
+    tok = np.random.default_rng(3).integers(0, 64, (2, 16)).astype(np.int32)
+    params = model.init(jax.random.PRNGKey(0), tok)
+    state = opt.init(params)
+
+    def step(p, s, t):
+        def loss(p):
+            logits = model.apply(p, t)
+            return optax.softmax_cross_entropy_with_integer_labels(logits[:, :-1], t[:, 1:]).mean()
+        value, g = jax.value_and_grad(loss)(p)
+        updates, s = opt.update(g, s, p)
+        return value, optax.apply_updates(p, updates), s
+
+    leaves = jax.tree_util.tree_leaves
+    for fn, args in [(lambda p, t: model.apply(p, t), (params, tok)), (step, (params, state, tok))]:
+        text = jax.export.export(jax.jit(fn, keep_unused=True))(*args).mlir_module()
+        xla = [np.asarray(r) for r in leaves(jax.jit(fn)(*args))]
+        # Adam divides by the root of tiny second moments: where the gradient is mostly
+        # rounding, f32 results differ at 1e-4. Judged against f64, next to XLA's error.
+        with jax.enable_x64(True):
+            wide = jax.tree_util.tree_map(
+                lambda a: np.asarray(a, np.float64) if np.asarray(a).dtype == np.float32 else a, args)
+            exact = [np.asarray(r) for r in leaves(jax.jit(fn)(*wide))]
+        with settings.override(cache=False):
+            calls = _layer_calls(text)
+            assert calls and max(calls.values()) >= 2, calls
+            got = as_tuple(mlxc.compile(text)(*leaves(args)))
+        assert len(got) == len(exact)
+        for i, (g, x, e) in enumerate(zip(got, xla, exact)):
+            assert g.dtype == x.dtype and g.shape == x.shape, i
+            assert normwise_error(g, e) <= max(1e-5, 10 * normwise_error(x, e)), i

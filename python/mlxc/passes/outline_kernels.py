@@ -26,7 +26,7 @@ _CONSTANTS = frozenset({"arith.constant", "ub.poison"})
 _VIEWS = frozenset({"memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape",
                     "memref.subview", "memref.cast", "memref.view"})
 KERNEL_ATTR = "mlxc.kernel"
-LAYER_ATTR = "mlxc.layer"  # passes/outline_layers.py
+LAYER_ATTR = "mlxc.layer"  # the functions passes/outline_layers.py makes
 MIN_OPS = 300
 
 

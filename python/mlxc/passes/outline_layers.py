@@ -11,15 +11,16 @@ repetition is found where it is cheapest to find and pays most: in the StableHLO
 program arrives as, before any stage multiplies its ops.
 
 A traced model is a sequence of ops in the order the tracer met them, so a layer
-applied L times is a period of that sequence: op i and op i+P are the same op (same
-name, attributes, types and regions: their printed text without value names) whose
-operands are either the same constant, values produced the same distance back (inside
-the layer, or the previous layer's output just before it), or values from further
-back than a period or the entry's arguments (a layer's weights, a backward layer's
-saved activations): those become the function's arguments. Candidate periods are the
-distances between repeated ops; the one that outlines the most ops wins, its blocks
-aligned where the fewest values cross their boundaries; then the search runs again on
-what is left (the forward and backward layers of a training step are two families).
+applied L times is a period of that sequence: op i and op i+P have the same printed
+text without value names (name, attributes, types, regions) and read the same
+constants. Candidate periods are the distances between repeated ops; a run of such
+pairs is cut into blocks of P ops, aligned where the fewest values cross the first
+block's edges, and kept where consecutive blocks read alike: every operand, in each
+block, is the same constant, the value at the same offset inside the block, or a value
+from outside it (a layer's weights, the previous layer's output, a backward layer's
+saved activations), which becomes an argument of the function. The family that
+outlines the most ops wins; then the search runs again on what is left (the forward
+and backward layers of a training step are two families).
 Constants are cloned into the function. A value a block defines and anything after it
 uses (in any block) is a result. The call is marked `no_inline`, so the inliner of
 the bufferize stage leaves it, and bufferization passes buffers across it (function
@@ -36,8 +37,9 @@ import re
 from .. import irutil
 from .._mlir import ir
 from . import PythonPass
+from . import outline_kernels
 
-LAYER_ATTR = "mlxc.layer"
+LAYER_ATTR = outline_kernels.LAYER_ATTR
 # A block of fewer ops is not worth a call (an optimizer's per-leaf update, a few
 # elementwise ops, fuses better inline), nor is a family saving fewer ops in all.
 MIN_BLOCK_OPS = 24
@@ -140,7 +142,7 @@ class _Program:
 
     def alike(self, i: int, j: int) -> bool:
         """Whether op j may be op i in another block: the same text, the same constants
-        where i reads one (what is inside a block is checked per block: _pattern)."""
+        where i reads one (what is inside a block is checked per block: pattern())."""
         if self.sig[i] != self.sig[j]:
             return False
         for a, b in zip(self.refs[i], self.refs[j]):
@@ -331,16 +333,8 @@ def _outline(module, entry, fam: _Family, name: str) -> None:
                 op.erase()
 
 
-def _entry(module):
-    name = irutil.string_attr(module, "mlxc.entry") or "main"
-    entry = irutil.find_function(module, name)
-    if entry is None or entry.name != "func.func" or len(entry.regions[0].blocks) != 1:
-        return None
-    return entry
-
-
 def run(module, min_block: str = str(MIN_BLOCK_OPS), min_saved: str = str(MIN_SAVED_OPS)) -> None:
-    entry = _entry(module)
+    entry = outline_kernels.entry_function(module, 1)
     if entry is None:
         return
     taken = {irutil.sym_name(f) for f in irutil.functions(module)}

@@ -32,9 +32,9 @@ def _bytes(t: ir.MemRefType) -> int:
     return count * max(1, -(-(width or 32) // 8))
 
 
-def peak_bytes(func, callees: dict | None = None) -> int:
-    """The peak of `func`'s temporaries; `callees` maps the names of the functions it
-    calls to their own peaks (computed on demand from the module when given)."""
+def peak_bytes(func, callee_peak=None) -> int:
+    """The peak of `func`'s temporaries; `callee_peak(name)`, when given, is the peak
+    of a function it calls, added while the call runs."""
     live: dict = {}
     total = peak = 0
     for op in irutil.walk(func):
@@ -45,24 +45,30 @@ def peak_bytes(func, callees: dict | None = None) -> int:
             peak = max(peak, total)
         elif op.name == "memref.dealloc":
             total -= live.pop(op.operands[0], 0)
-        elif op.name == "func.call" and callees is not None:
-            peak = max(peak, total + callees.get(
-                ir.FlatSymbolRefAttr(op.attributes["callee"]).value, 0))
+        elif op.name == "func.call" and callee_peak is not None:
+            peak = max(peak, total + callee_peak(
+                ir.FlatSymbolRefAttr(op.attributes["callee"]).value))
     return peak
 
 
 def run(module) -> None:
     entry = irutil.string_attr(module, "mlxc.entry")
     func = irutil.find_function(module, entry) if entry else None
-    if func is None or func.name != "func.func":
-        peak = 0
-    else:
-        # The defined functions' peaks, callees first (layers call no layer).
-        callees: dict = {}
-        for f in irutil.functions(module):
-            if f.name == "func.func" and f.regions[0].blocks and f != func:
-                callees[irutil.sym_name(f)] = peak_bytes(f)
-        peak = peak_bytes(func, callees)
+    peak = 0
+    if func is not None and func.name == "func.func":
+        defined = {irutil.sym_name(f): f for f in irutil.functions(module)
+                   if f.name == "func.func" and f.regions[0].blocks}
+        peaks: dict = {}
+
+        def callee_peak(name: str) -> int:
+            # Each function's peak once, with its own callees' (a layer may call another).
+            if name not in peaks:
+                peaks[name] = 0  # a recursive call adds nothing more
+                if name in defined:
+                    peaks[name] = peak_bytes(defined[name], callee_peak)
+            return peaks[name]
+
+        peak = peak_bytes(func, callee_peak)
     module.attributes["mlxc.temp_bytes"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
 
 

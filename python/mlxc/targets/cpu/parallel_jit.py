@@ -345,9 +345,10 @@ def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tupl
     # Module A is made before B's job starts: the worker holds the GIL while it parses
     # B, and this thread's rewriting would wait for it; A's engine does not.
     index = {n: i for i, n in enumerate(names)}
-    # From the entry and from the layer functions (mlxc-outline-layers), whose loop
-    # nests are kernels too.
-    calls = [c for c in irutil.ops_named(module, "llvm.call")
+    # From every function that stays in A (the entry, and the layer functions of
+    # mlxc-outline-layers, whose loop nests are kernels too); not through the kernels.
+    calls = [c for f in irutil.functions(module) if irutil.sym_name(f) not in index
+             for c in irutil.ops_named(f, "llvm.call")
              if "callee" in c.attributes
              and ir.FlatSymbolRefAttr(c.attributes["callee"]).value in index]
     _table_global(module, len(names))

@@ -177,14 +177,14 @@ func.func @mean_square(%a: tensor<16x1000xf32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
-// A transpose: 16x16 tiles, read along rows of the input, transposed in registers
-// by shuffles, written along rows of the result.
+// A transpose: 8x8 tiles, read along rows of the input, transposed in registers
+// by one 64-lane shuffle, written along rows of the result.
 // CHECK-LABEL: func.func @transpose
-// CHECK: scf.forall (%{{.*}}) in (4)
-// CHECK: scf.for {{.*}} = %c0 to %c128 step %c16
-// CHECK: vector.transfer_read %arg0{{.*}} : tensor<128x64xf32>, vector<16x16xf32>
-// CHECK: vector.shuffle
-// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<16x128xf32>
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: scf.for {{.*}} = %c0 to %c128 step %c8
+// CHECK: vector.transfer_read %arg0{{.*}} : tensor<128x64xf32>, vector<8x8xf32>
+// CHECK: vector.shuffle {{.*}} : vector<64xf32>, vector<64xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<8x8xf32>, tensor<8x128xf32>
 func.func @transpose(%a: tensor<128x64xf32>) -> tensor<64x128xf32> {
   %e = tensor.empty() : tensor<64x128xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<128x64xf32>) outs(%e : tensor<64x128xf32>) {

@@ -19,8 +19,9 @@ The sizes target AVX-512 (16 f32 per register, 32 registers):
   lane by lane into a 64-element accumulator (four AVX-512 registers: four
   independent dependency chains) kept in registers across the whole reduction; one
   horizontal reduction per row at the end instead of one per chunk;
-- transposes (an op reading along one loop and writing along another): 16x16 tiles,
-  transposed in registers, so that reads and writes both run along rows;
+- transposes (an op reading along one loop and writing along another): 8x8 tiles
+  (other sides where a dimension does not divide by 8), transposed in registers, so
+  that reads and writes both run along rows;
 - everything else (elementwise, broadcasts, column reductions, fills): every loop
   tiled to 1 except the one along the contiguous dimension, which becomes a vector of
   up to 64 elements (a column reduction then keeps its vector of partial sums in
@@ -49,7 +50,14 @@ REG_M, REG_N = 8, 32
 CACHE_M, CACHE_N, CACHE_K = 64, 256, 256
 MAX_VECTOR = 1024   # a longer innermost dim with no good divisor is not vectorized
 COLUMN_VECTOR = 256  # accumulator lanes of a column reduction: 16 of the 32 registers
-TRANSPOSE_TILE = 16  # a 16x16 tile of 32-bit elements: 16 AVX-512 registers
+# Transpose tiles: 8 per side where the extent divides by 8 (an 8x8 f32 tile is one
+# 64-lane shuffle, which LLVM lowers to few permutes and compiles fast; 16x16 tiles
+# took 64 two-source shuffles and a quarter of a decoder's LLVM time). A side that
+# does not divide by 8 is tiled whole up to ODD_TILE elements (31, 12: no partial
+# tiles), else by 4 where it divides; the tile must hold MIN_TRANSPOSE_TILE elements.
+TRANSPOSE_TILE = 8
+ODD_TILE = 32
+MIN_TRANSPOSE_TILE = 32
 MIN_ACCUMULATOR = 8  # a reduction with no chunk size between this and VECTOR keeps one chunk per row
 
 # Combiners with a neutral element (what tile_reduction_using_for fills the
@@ -207,7 +215,7 @@ def _vector_dim(op, ranges: list[int]) -> int:
 def _transposed_dim(op, ranges: list[int], dim: int) -> Optional[int]:
     """For an op that writes along another loop than it reads (a transpose), the loop
     along the result's contiguous dimension, when both loops can be tiled by
-    TRANSPOSE_TILE and every element is 32 bits (one register holds a tile row)."""
+    _transpose_tile and every element is 32 bits (one register holds a tile row)."""
     if op.name != "linalg.generic" or len(op.results) != 1 or \
             any(it != "parallel" for it in _iterators(op)):
         return None
@@ -216,7 +224,11 @@ def _transposed_dim(op, ranges: list[int], dim: int) -> Optional[int]:
     if not out_map.results or not isinstance(out_map.results[-1], ir.AffineDimExpr):
         return None
     out_dim = out_map.results[-1].position
-    if out_dim == dim or any(ranges[d] % TRANSPOSE_TILE for d in (dim, out_dim)):
+    if out_dim == dim:
+        return None
+    sides = [_transpose_tile(ranges[d]) for d in (dim, out_dim)]
+    # At least one side of 8: two odd sides (4 x 4, 4 x 500) ran slower than one vector.
+    if None in sides or TRANSPOSE_TILE not in sides or sides[0] * sides[1] < MIN_TRANSPOSE_TILE:
         return None
     for t in [v.type for v in op.operands] + [out_type]:
         et = t.element_type if isinstance(t, ir.ShapedType) else t
@@ -224,6 +236,18 @@ def _transposed_dim(op, ranges: list[int], dim: int) -> Optional[int]:
                 (isinstance(et, ir.IntegerType) and et.width != 32):
             return None
     return out_dim
+
+
+def _transpose_tile(extent: int) -> Optional[int]:
+    """The side of a transpose tile along a loop of `extent` iterations (None: no
+    tile without a partial one)."""
+    if extent % TRANSPOSE_TILE == 0:
+        return TRANSPOSE_TILE
+    if extent <= ODD_TILE:
+        return extent
+    if extent % 4 == 0:
+        return 4
+    return None
 
 
 def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = None,
@@ -237,10 +261,10 @@ def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = Non
         return Schedule("scalar", [[0 if r == 1 else 1 for r in ranges]])
     d = len(ranges) - 1 if dim is None else dim
     if transposed is not None:
-        # A square tile read along one loop and written along the other, transposed
+        # A tile read along one loop and written along the other, transposed
         # in registers: both sides stay contiguous (a column of 64 elements written
         # one by one, 4 KiB apart, missed the cache on every store).
-        tiles[d] = tiles[transposed] = TRANSPOSE_TILE
+        tiles[d], tiles[transposed] = _transpose_tile(ranges[d]), _transpose_tile(ranges[transposed])
         return Schedule("transpose", [tiles])
     tiles[d] = vector_lanes(ranges[d], lanes)
     if tiles[d] < 8 and ranges[d] <= MAX_VECTOR:

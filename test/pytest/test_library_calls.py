@@ -9,6 +9,8 @@ in place or packed, every layout, split K, threads, accumulation."""
 from __future__ import annotations
 
 import ctypes
+import re
+
 
 import jax
 import jax.numpy as jnp
@@ -121,6 +123,23 @@ def test_schedules_leave_the_product_whole(small_products_too):
         fused = mlxc.lower(text, stop_after="fuse")
     assert fused.count("linalg.matmul") == 1 and "linalg.fill" in fused
     assert "mlxc_set_aside" not in fused and "math.tanh" in fused
+
+
+
+def test_products_sharing_a_zero_fill_overwrite(small_products_too):
+    # q, k and v of one input: cse shares one zero fill among the three products. Each
+    # call writes its C (accumulate 0) and no fill loop is left before it (the shared
+    # fill stayed behind as a loop nest and every call added to it).
+    rng = np.random.default_rng(6)
+    x, wq, wk, wv = _f(rng, 64, 96), _f(rng, 96, 96), _f(rng, 96, 96), _f(rng, 96, 96)
+
+    def fn(x, a, b, c):
+        return x @ a, jnp.tanh(x @ b), (x @ c) * 2.0
+
+    text, _, _ = export_program(fn, x, wq, wk, wv)
+    calls = re.findall(r"call @mlxc_sgemm\(([^)]*)\)", _lowered(text))
+    assert len(calls) == 3 and all(c.endswith(", %c0_i32") for c in calls), calls
+    _check(fn, x, wq, wk, wv, calls=3)
 
 
 def test_saved_artifact_calls_its_own_kernel(tmp_path, small_products_too):

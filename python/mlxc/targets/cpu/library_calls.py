@@ -245,6 +245,11 @@ def set_aside(module) -> None:
                 # Its init's fill of the identity goes along (a copy, if shared): the
                 # vectorizer would make it loops, and the call could not drop it.
                 fill = library_pools.init_as_fill(op)
+            elif fill is None:
+                # A zero fill cse shared between products (q, k and v of one input) goes
+                # along as a copy too: left here, it became a loop nest of its own
+                # before each call, which then added to C instead of writing it.
+                fill = library_convs.zero_fill(op.operands[2])
             moved = ([transpose] if transpose is not None else []) + \
                 ([fill] if fill is not None else []) + [op]
             inner = {r for o in moved for r in o.results}

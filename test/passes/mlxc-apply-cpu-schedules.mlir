@@ -147,28 +147,28 @@ func.func @row_max(%a: tensor<2048x512xf32>) -> tensor<2048xf32> {
   return %r : tensor<2048xf32>
 }
 
-// A full reduction of x * x: one accumulator across rows and columns; 1000 columns
-// give 40 lanes (a divisor up to 64 that fills whole registers), halved to 5, then
-// to 2 with the odd last lane folded into lane 0, then to 1.
+// A full reduction of x * x: one accumulator across rows and columns; 144 columns
+// give 48 lanes (a divisor up to 64 that fills whole registers; rows of 1000 take 8:
+// 40 lanes filled registers only in part), halved to 3, then the odd last lane
+// folded into lane 0.
 // CHECK-LABEL: func.func @mean_square
-// CHECK: scf.for {{.*}} = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<40xf32>)
-// CHECK: scf.for {{.*}} = %c0 to %c1000 step %c40 iter_args({{.*}}) -> (vector<40xf32>)
-// CHECK: arith.mulf {{.*}} : vector<40xf32>
-// CHECK: arith.addf {{.*}} : vector<40xf32>
-// CHECK: arith.addf {{.*}} : vector<20xf32>
-// CHECK: arith.addf {{.*}} : vector<10xf32>
-// CHECK: arith.addf {{.*}} : vector<5xf32>
-// CHECK: %[[TWO:.*]] = arith.addf {{.*}} : vector<2xf32>
-// CHECK: %[[ODD:.*]] = vector.extract_strided_slice {{.*}} {offsets = [4], sizes = [1], strides = [1]} : vector<5xf32> to vector<1xf32>
-// CHECK: %[[LANE0:.*]] = arith.addf %{{.*}}, %[[ODD]] : vector<1xf32>
-// CHECK: vector.insert_strided_slice %[[LANE0]], %[[TWO]]
-// CHECK: arith.addf {{.*}} : vector<1xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<48xf32>)
+// CHECK: scf.for {{.*}} = %c0 to %c144 step %c48 iter_args({{.*}}) -> (vector<48xf32>)
+// CHECK: arith.mulf {{.*}} : vector<48xf32>
+// CHECK: arith.addf {{.*}} : vector<48xf32>
+// CHECK: arith.addf {{.*}} : vector<24xf32>
+// CHECK: arith.addf {{.*}} : vector<12xf32>
+// CHECK: arith.addf {{.*}} : vector<6xf32>
+// CHECK: %[[THREE:.*]] = arith.addf {{.*}} : vector<3xf32>
+// CHECK: %[[ONE:.*]] = arith.addf {{.*}} : vector<1xf32>
+// CHECK: %[[ODD:.*]] = vector.extract_strided_slice %[[THREE]] {offsets = [2], sizes = [1], strides = [1]} : vector<3xf32> to vector<1xf32>
+// CHECK: arith.addf %[[ONE]], %[[ODD]] : vector<1xf32>
 // CHECK-NOT: vector.multi_reduction
-func.func @mean_square(%a: tensor<16x1000xf32>) -> tensor<f32> {
+func.func @mean_square(%a: tensor<16x144xf32>) -> tensor<f32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<f32>
   %f = linalg.fill ins(%cst : f32) outs(%e : tensor<f32>) -> tensor<f32>
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%a : tensor<16x1000xf32>) outs(%f : tensor<f32>) {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%a : tensor<16x144xf32>) outs(%f : tensor<f32>) {
   ^bb0(%x: f32, %o: f32):
     %m = arith.mulf %x, %x : f32
     %s = arith.addf %o, %m : f32

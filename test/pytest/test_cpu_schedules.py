@@ -214,6 +214,11 @@ def test_row_reduction_schedule_keeps_the_accumulator_in_registers():
     fused = mlxc.lower(text, stop_after="fuse")
     assert "-> (vector<64xf32>)" in fused  # carried across the reduction loop
     assert "vector<512xf32>" not in fused and "vector<1x512xf32>" not in fused
+    # Rows of 1000 (no chunk of whole registers): chunks of one 8-lane register, not
+    # of 40 lanes (2.5 registers, 1.6x slower).
+    text = jax.export.export(jax.jit(lambda x: x.sum(1)))(_f(rng, 16, 1000)).mlir_module()
+    fused = mlxc.lower(text, stop_after="fuse")
+    assert "-> (vector<8xf32>)" in fused and "vector<40xf32>" not in fused
 
 
 @pytest.mark.parametrize("shape,perm", [((64, 48), (1, 0)), ((3, 32, 80), (0, 2, 1)),

@@ -313,6 +313,11 @@ def _row_reduction(op, ranges: list[int], dim: int) -> Optional[Schedule]:
     if iterators[dim] != "reduction" or not _body_ok(op) or not _lane_wise_combiner(op):
         return None
     lanes = vector_lanes(ranges[dim])
+    if lanes % 16 and ranges[dim] % 8 == 0:
+        # Registers filled only in part (1000 -> 40 = 16 + 16 + 8): one 8-lane register
+        # per chunk ran faster (rows of 1000: sum 1.1x -> 0.7x XLA's time, max 1.7x ->
+        # 1.2x; rows of 72, 120, 200, 3000 as fast or faster).
+        lanes = 8
     if lanes < MIN_ACCUMULATOR:
         return None
     reduced = 1

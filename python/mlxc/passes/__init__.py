@@ -46,6 +46,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-expand-small-float-casts": "mlxc.passes.expand_small_float_casts",
     "mlxc-keep-small-float-roundings": "mlxc.passes.keep_small_float_roundings",
     "mlxc-small-float-selects": "mlxc.passes.small_float_selects",
+    "mlxc-small-float-fma": "mlxc.passes.small_float_fma",
     "mlxc-verify-stage": "mlxc.passes.verify_stage",
     "mlxc-emit-entry-wrapper": "mlxc.passes.emit_entry_wrapper",
     "mlxc-fold-unit-extent-dims": "mlxc.passes.fold_unit_extent_dims",

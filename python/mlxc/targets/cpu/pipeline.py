@@ -172,6 +172,10 @@ def lower_stage():
         mlir_pass("convert-complex-to-standard",
                   "complex math as arith/math on (re, im); before the f32 extension below",
                   anchor="func.func", when=only_with("complex.")),
+        Pass("mlxc-small-float-fma", (), (),
+             "f16 products feeding one sum contract to an FMA where the host computes f16 "
+             "(AVX512-FP16), as XLA's do there; before the f32 extension below",
+             only_with(types=("f16",))),
         mlir_pass("math-extend-to-supported-types",
                   "math functions on bf16/f16 are computed in f32", anchor="func.func",
                   when=only_with(*_MATH), target_type="f32"),

@@ -36,11 +36,9 @@ def _empty_cache(alloc) -> list:
     while size <= 256 << 20:
         while alloc.mlxc_kept_bytes():
             before = alloc.mlxc_kept_bytes()
-            p = alloc._mlir_memref_to_llvm_alloc(size)
+            held.append(alloc._mlir_memref_to_llvm_alloc(size))  # freed, it would be kept
             if alloc.mlxc_kept_bytes() == before:
-                alloc._mlir_memref_to_llvm_free(p)
-                break
-            held.append(p)
+                break  # no kept block of size to 2 * size: the next size
         size = size * 7 // 4
     assert alloc.mlxc_kept_bytes() == 0
     return held

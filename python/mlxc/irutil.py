@@ -170,6 +170,11 @@ def function_type(func) -> ir.FunctionType:
     return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
 
 
+def element_type(t: ir.Type) -> ir.Type:
+    """A vector's element type; any other type is its own (a scalar)."""
+    return ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+
+
 def is_tensor(t: ir.Type) -> bool:
     return isinstance(t, ir.RankedTensorType) or isinstance(t, ir.UnrankedTensorType)
 

@@ -6,10 +6,11 @@ a schedule the transforms reject leaves that op alone instead of failing the
 compile) and runs it with the transform interpreter. A last sequence vectorizes
 every linalg op of each function (each is now a small tile; one the vectorizer
 cannot handle stays a loop nest), lowers vector contractions to broadcast + FMA and
-transposes to shuffles (an 8x8 tile to one 64-lane shuffle), and casts away leading unit dims (so that the
-read and the write of an accumulator match). Row reductions then get a halving tree
-(`targets/cpu/reduction_trees.py`), and loop-invariant transfers are hoisted (the
-matmul and convolution accumulators stay in registers across their reduction loops).
+transposes to shuffles (an 8x8 tile to one 64-lane shuffle), and casts away leading
+unit dims (so that the read and the write of an accumulator match). Row reductions
+then get a halving tree (`targets/cpu/reduction_trees.py`), and loop-invariant
+transfers are hoisted (the matmul and convolution accumulators stay in registers
+across their reduction loops).
 """
 
 from __future__ import annotations

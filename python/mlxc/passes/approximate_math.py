@@ -250,7 +250,7 @@ _NAMES = {name for _, name in _REWRITES}
 
 
 def _width(t: ir.Type) -> int:
-    element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+    element = irutil.element_type(t)
     return 32 if isinstance(element, ir.F32Type) else 64 if isinstance(element, ir.F64Type) else 0
 
 

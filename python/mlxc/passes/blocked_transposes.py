@@ -13,10 +13,10 @@ time, which stay in cache while the following input rows complete their lines
 
 It runs on linalg after fusion: on StableHLO, the fusion's reshape propagation
 carried the split into the transposes' producers and consumers (a contraction then
-got an 8-wide register tile). Transposes the CPU schedules give tiles
-transposed in registers (32-bit elements, 8x8 or with a short side whole: see
-schedules._transpose_tile) are faster that way and left to them; the blocks serve the others (f64: 1 ms -> 0.07 ms for
-512x256).
+got an 8-wide register tile). Transposes the CPU schedules give tiles transposed
+in registers (32-bit elements, 8x8 or with a short side whole: see
+schedules._transpose_tile) are faster that way and left to them; the blocks serve
+the others (f64: 1 ms -> 0.07 ms for 512x256).
 """
 
 from __future__ import annotations

@@ -213,10 +213,6 @@ def _truncf_e8m0(x: ir.Value, out: ir.Type, b: _Builder) -> ir.Value:
     return b.op("arith.bitcast", out, b.op("arith.trunci", i8, code))
 
 
-def _element(t: ir.Type) -> ir.Type:
-    return ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
-
-
 def _convert(module, op, fmt: _Format, b: _Builder) -> ir.Value:
     """The expansion of `op`; a vector (left by vectorization) one element at a time."""
     x, out = op.operands[0], op.result.type
@@ -234,7 +230,7 @@ def _convert(module, op, fmt: _Format, b: _Builder) -> ir.Value:
     if not isinstance(out, ir.VectorType):
         return one(x, out)
     vtype = ir.VectorType(out)
-    in_element = _element(x.type)
+    in_element = irutil.element_type(x.type)
     result = b.op("ub.poison", vtype, value=ir.Attribute.parse("#ub.poison"))
     for index in itertools.product(*(range(d) for d in vtype.shape)):
         position = ir.DenseI64ArrayAttr.get(list(index))
@@ -248,8 +244,9 @@ def _convert(module, op, fmt: _Format, b: _Builder) -> ir.Value:
 def run(module) -> None:
     b = _Builder()
     for op in irutil.ops_named(module, "arith.extf", "arith.truncf"):
-        small_t = _element(op.operands[0].type if op.name == "arith.extf" else op.result.type)
-        other_t = _element(op.result.type if op.name == "arith.extf" else op.operands[0].type)
+        narrow, wide = ((op.operands[0], op.result) if op.name == "arith.extf"
+                        else (op.result, op.operands[0]))
+        small_t, other_t = irutil.element_type(narrow.type), irutil.element_type(wide.type)
         if str(small_t) not in _FORMATS:
             continue
         if str(other_t) not in ("f16", "bf16", "f32", "f64"):

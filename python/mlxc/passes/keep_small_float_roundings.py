@@ -18,7 +18,7 @@ from . import PythonPass
 
 
 def _is_small_float(t: ir.Type) -> bool:
-    element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+    element = irutil.element_type(t)
     return isinstance(element, ir.FloatType) and ir.FloatType(element).width <= 16
 
 

@@ -30,7 +30,7 @@ _OEQ, _OGT = 1, 2
 class _Arith:
     def __init__(self, t: ir.Type):
         self.t = t
-        element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+        element = irutil.element_type(t)
         self.element = element
         i1 = ir.IntegerType.get_signless(1)
         self.i1 = ir.VectorType.get(ir.VectorType(t).shape, i1) if isinstance(t, ir.VectorType) else i1

@@ -24,7 +24,7 @@ def host_computes_f16() -> bool:
 
 
 def _is_f16(t) -> bool:
-    element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+    element = irutil.element_type(t)
     return isinstance(element, ir.F16Type)
 
 

@@ -19,7 +19,7 @@ from . import PythonPass
 def _as_integers(t: ir.Type):
     """The integer type (or vector of it) of `t`'s width, when `t` is a float (or vector
     of floats) of 16 bits or fewer; else None."""
-    element = ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+    element = irutil.element_type(t)
     if not isinstance(element, ir.FloatType) or ir.FloatType(element).width > 16:
         return None
     integer = ir.IntegerType.get_signless(ir.FloatType(element).width)

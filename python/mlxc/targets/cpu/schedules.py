@@ -264,7 +264,8 @@ def _innermost(ranges: list[int], scalar: bool = False, dim: Optional[int] = Non
         # A tile read along one loop and written along the other, transposed
         # in registers: both sides stay contiguous (a column of 64 elements written
         # one by one, 4 KiB apart, missed the cache on every store).
-        tiles[d], tiles[transposed] = _transpose_tile(ranges[d]), _transpose_tile(ranges[transposed])
+        tiles[d] = _transpose_tile(ranges[d])
+        tiles[transposed] = _transpose_tile(ranges[transposed])
         return Schedule("transpose", [tiles])
     tiles[d] = vector_lanes(ranges[d], lanes)
     if tiles[d] < 8 and ranges[d] <= MAX_VECTOR:

@@ -55,8 +55,11 @@ func.func @compare(%a: tensor<16x200xf32>, %b: tensor<16x200xf32>) -> tensor<16x
 }
 
 // A strided insert_slice (interior padding): the vectorizer would drop its strides,
-// so this function is tiled but not vectorized.
+// so the insert stays as it is, while the function's linalg ops (the relu, the fill)
+// are vectorized one by one.
 // CHECK-LABEL: func.func @strided_insert
+// CHECK-DAG: arith.maximumf {{.*}} : vector<4xf32>
+// CHECK-DAG: vector.transfer_write {{.*}} : vector<8xf32>, tensor<1x8xf32>
 // CHECK: tensor.insert_slice {{.*}} [4, 4] [1, 2]
 // CHECK-NOT: vector.
 // CHECK: return
@@ -64,7 +67,13 @@ func.func @strided_insert(%a: tensor<4x4xf32>) -> tensor<4x8xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x8xf32>
   %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
-  %r = tensor.insert_slice %a into %f[0, 0] [4, 4] [1, 2] : tensor<4x4xf32> into tensor<4x8xf32>
+  %e4 = tensor.empty() : tensor<4x4xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e4 : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.maximumf %x, %cst : f32
+    linalg.yield %m : f32
+  } -> tensor<4x4xf32>
+  %r = tensor.insert_slice %relu into %f[0, 0] [4, 4] [1, 2] : tensor<4x4xf32> into tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
 

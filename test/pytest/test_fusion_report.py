@@ -73,3 +73,34 @@ def test_decoder_layer_report():
     assert f"{len(groups)} fusion groups" in report.splitlines()[0]
     assert "fused: " in report and "tanh" in report  # gelu's epilogue
     assert "a reduction's result is stored" in report  # softmax's max and sum
+
+
+def _strided_conv_step(x, w, scale):
+    """A stride-2 convolution with a batch norm and relu, and its gradient: the
+    gradient's input side is an interior-padded insert (a strided tensor.insert_slice),
+    which the vectorizer must be kept away from."""
+    def loss(x, w, scale):
+        y = jax.lax.conv_general_dilated(x, w, (2, 2), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        mean = y.mean((0, 1, 2))
+        var = ((y - mean) ** 2).mean((0, 1, 2))
+        return jnp.sum(jax.nn.relu((y - mean) * jax.lax.rsqrt(var + 1e-5) * scale) ** 2)
+    return jax.grad(loss, argnums=(0, 1, 2))(x, w, scale)
+
+
+def test_a_strided_insert_leaves_the_rest_of_its_function_vectorized():
+    # One strided insert (the gradient of a stride-2 convolution) used to leave every
+    # op of its function tiled but scalar: a ResNet training step ran as scalar loops.
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((4, 16, 16, 8)).astype(np.float32),
+            rng.standard_normal((3, 3, 8, 16)).astype(np.float32) * 0.2,
+            rng.standard_normal(16).astype(np.float32)]
+    text, _, _ = export_program(_strided_conv_step, *args)
+    linalg = str(mlxc.lower(text, stop_after="linalg"))
+    assert any("tensor.insert_slice" in line and "[1, 2, 2, 1]" in line
+               for line in linalg.splitlines())  # the case this test is about
+    assert _scalar_groups(text) == []
+    got = mlxc.compile(text)(*args)
+    want = jax.jit(_strided_conv_step)(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, np.asarray(w), rtol=2e-4, atol=2e-4)

@@ -23,22 +23,54 @@ from . import PythonPass
 
 _TAG = "mlxc.schedule"
 _VECTORIZE_TAG = "mlxc.vectorize"
+_VECTORIZE_OPS_TAG = "mlxc.vectorize_ops"  # a function whose linalg ops are vectorized one by one
+_VECTORIZE_OP_TAG = "mlxc.vectorize_op"
 _ANY = "!transform.any_op"
 
-_VECTORIZE = f"""
-  transform.named_sequence @vectorize(%root: {_ANY} {{transform.readonly}}) {{
-    %f = transform.structured.match ops{{["func.func"]}} attributes{{{_VECTORIZE_TAG}}} in %root
-      : ({_ANY}) -> {_ANY}
-    %v = transform.structured.vectorize_children_and_apply_patterns %f {{vectorize_nd_extract}}
-      : ({_ANY}) -> {_ANY}
-    transform.apply_patterns to %v {{
+# Vector contractions to broadcast + FMA, transposes to shuffles (an 8x8 tile to one
+# 64-lane shuffle), leading unit dims cast away (the read and the write of an
+# accumulator then match).
+_LOWERINGS = """
       transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
       transform.apply_patterns.vector.transfer_permutation_patterns
       transform.apply_patterns.vector.lower_outerproduct
       transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
       transform.apply_patterns.canonicalization
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers"""
+
+# Functions tagged _VECTORIZE_TAG get every child vectorized, tensor.insert_slice
+# included. Functions holding an insert the vectorizer gets wrong (_unsafe_to_vectorize)
+# get only their linalg ops vectorized, one at a time (one that fails stays a loop
+# nest), and then the patterns vectorize_children applies besides: one strided insert
+# (the gradient of a stride-2 convolution) left a whole ResNet training step scalar.
+_VECTORIZE = f"""
+  transform.named_sequence @vectorize(%root: {_ANY} {{transform.readonly}}) {{
+    %f = transform.structured.match ops{{["func.func"]}} attributes{{{_VECTORIZE_TAG}}} in %root
+      : ({_ANY}) -> {_ANY}
+    %v = transform.structured.vectorize_children_and_apply_patterns %f {{vectorize_nd_extract}}
+      : ({_ANY}) -> {_ANY}
+    transform.apply_patterns to %v {{{_LOWERINGS}
+    }} : {_ANY}
+    %ops = transform.structured.match attributes{{{_VECTORIZE_OP_TAG}}} in %root
+      : ({_ANY}) -> {_ANY}
+    transform.foreach %ops : {_ANY} {{
+    ^bb0(%op: {_ANY}):
+      transform.sequence %op : {_ANY} failures(suppress) {{
+      ^bb1(%one: {_ANY}):
+        transform.structured.vectorize %one {{vectorize_nd_extract}} : {_ANY}
+      }}
+    }}
+    %g = transform.structured.match ops{{["func.func"]}} attributes{{{_VECTORIZE_OPS_TAG}}} in %root
+      : ({_ANY}) -> {_ANY}
+    transform.apply_patterns to %g {{
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.sink_ops
+      transform.apply_patterns.canonicalization
       transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    }} : {_ANY}
+    transform.apply_patterns to %g {{{_LOWERINGS}
     }} : {_ANY}
     transform.yield
   }}"""
@@ -169,6 +201,15 @@ def _unsafe_to_vectorize(func) -> bool:
     return False
 
 
+def _vectorizable_alone(op) -> bool:
+    """Whether a linalg op of a function left to per-op vectorization may be vectorized:
+    not a rank-0 op reading with tensor.extract, on which the vectorizer crashes."""
+    if "iterator_types" in op.attributes and not len(ir.ArrayAttr(op.attributes["iterator_types"])):
+        return not any(inner.name == "tensor.extract" for block in op.regions[0].blocks
+                       for inner in block.operations)
+    return True
+
+
 def _keeps_trailing_dims(insert, source, dest) -> bool:
     # The vectorizer writes the source along the destination's last dimensions, which
     # is right when the insert drops only leading unit dimensions: a row, or lax.scan
@@ -215,8 +256,10 @@ def run(module) -> None:
             func.attributes[_VECTORIZE_TAG] = ir.UnitAttr.get()
         elif func.name == "func.func":
             unsafe.add(irutil.sym_name(func))
+            func.attributes[_VECTORIZE_OPS_TAG] = ir.UnitAttr.get()
     for entry in entries:  # tiled but not vectorized: scalar code, as the report says
-        if entry[1] is not None and _function_name(entry[0]) in unsafe:
+        if entry[1] is not None and _function_name(entry[0]) in unsafe \
+                and not _vectorizable_alone(entry[0]):
             entry[1] = replace(entry[1], kind="scalar")
     fusion_report.record(entries)  # before the ops are tiled away
     script = _script(module, "\n".join(_tile_sequence(i, s) for i, s in enumerate(chosen))
@@ -224,6 +267,11 @@ def run(module) -> None:
     sequences = _sequences(script)
     for i in range(len(chosen)):
         _apply(module, script, f"op{i}", sequences)
+    for func in irutil.functions(module):
+        if irutil.sym_name(func) in unsafe:
+            for op in _linalg_ops(func):  # the tiles, which kept no tag of their own
+                if _vectorizable_alone(op):
+                    op.attributes[_VECTORIZE_OP_TAG] = ir.UnitAttr.get()
     _apply(module, script, "vectorize", sequences)
     # One walk of the vectorized module drops the tags (nothing below reads them) and
     # finds the row reductions.
@@ -234,8 +282,9 @@ def run(module) -> None:
         attrs = op.attributes
         if _TAG in attrs:
             del attrs[_TAG]
-        if _VECTORIZE_TAG in attrs:
-            del attrs[_VECTORIZE_TAG]
+        for tag in (_VECTORIZE_TAG, _VECTORIZE_OPS_TAG, _VECTORIZE_OP_TAG):
+            if tag in attrs:
+                del attrs[tag]
         if op.name == "vector.multi_reduction":
             reductions.append(op)
         return advance

@@ -72,7 +72,7 @@ def run(module, min_ops: str = str(MIN_OPS)) -> None:
         return
     groups: dict[str, list] = {}
     for op, text in zip(ops, texts):
-        if op.name in outline_kernels.LOOPS and len(op.results) == 0:
+        if op.name in outline_kernels.NESTS and len(op.results) == 0:
             groups.setdefault(_unnamed(text), []).append(op)
     twins = [loop for same in groups.values() if len(same) > 1 for loop in same]
     if not twins:

@@ -25,6 +25,10 @@ LOOPS = frozenset({"scf.for", "scf.forall", "scf.parallel", "scf.while", "affine
 _CONSTANTS = frozenset({"arith.constant", "ub.poison"})
 _VIEWS = frozenset({"memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape",
                     "memref.subview", "memref.cast", "memref.view"})
+# What a kernel is made of: a loop nest, or a segment of straight-line code that
+# mlxc-kernel-segments wrapped (inlined again inside the kernel).
+SEGMENT = "scf.execute_region"
+NESTS = LOOPS | {SEGMENT}
 KERNEL_ATTR = "mlxc.kernel"
 LAYER_ATTR = "mlxc.layer"  # the functions passes/outline_layers.py makes
 MIN_OPS = 300
@@ -119,6 +123,17 @@ def _outline(kernel, loop, cap: _Capture, name: str) -> None:
     # The uses found by the capture's walk: no second walk over the loop's ops.
     for op, i, value in cap.uses:
         op.operands[i] = mapping[value]
+    if loop.name == SEGMENT:
+        unwrap(loop)
+
+
+def unwrap(segment) -> None:
+    """Inline a segment's ops where it stands and erase it."""
+    body = list(irutil.top_level_ops(segment))
+    for op in body[:-1]:  # the last is its scf.yield
+        op.move_before(segment)
+    del body
+    segment.erase()
 
 
 def _entry_name(module) -> str:
@@ -126,10 +141,11 @@ def _entry_name(module) -> str:
 
 
 def top_level_loops(entry) -> list:
-    """The loops directly in `entry`'s body that yield nothing: what may be outlined."""
+    """The loops (and segments) directly in `entry`'s body that yield nothing: what may
+    be outlined."""
     # Found without wrapping each op in its dialect's class, nor walking into them.
     return [op for op in irutil.top_level_ops(entry)
-            if op.name in LOOPS and len(op.results) == 0]
+            if op.name in NESTS and len(op.results) == 0]
 
 
 def capture_loops(entry, loops) -> list:
@@ -210,15 +226,21 @@ def run(module, min_ops: str = str(MIN_OPS), always: str = "false") -> None:
         from ..targets.cpu import parallel_jit
         if not parallel_jit.second_core_free():
             return
-    entry = entry_function(module, int(min_ops))
-    # The layers mlxc-outline-layers made functions hold most of a model's loops.
-    layers = [f for f in irutil.functions(module)
-              if LAYER_ATTR in f.attributes and f.name == "func.func"
-              and len(f.regions[0].blocks) == 1 and _has_ops(f, int(min_ops))]
-    for func in ([entry] if entry is not None else []) + layers:
+    for func in outlined_functions(module, int(min_ops)):
         loops = top_level_loops(func)
         if len(loops) >= 2:
             outline(module, func, loops, f"{irutil.sym_name(func)}_kernel")
+
+
+def outlined_functions(module, min_ops: int) -> list:
+    """The functions whose nests become kernels: the entry, when it has at least
+    `min_ops` ops, and the layer functions of mlxc-outline-layers (which hold most of a
+    model's loops) of that size."""
+    entry = entry_function(module, min_ops)
+    layers = [f for f in irutil.functions(module)
+              if LAYER_ATTR in f.attributes and f.name == "func.func"
+              and len(f.regions[0].blocks) == 1 and _has_ops(f, min_ops)]
+    return ([entry] if entry is not None else []) + layers
 
 
 PASS = PythonPass(

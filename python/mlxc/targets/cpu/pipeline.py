@@ -130,6 +130,10 @@ def thread_passes() -> list[Pass]:
     ]
 
 
+def _outlining() -> bool:
+    return settings.get("dedup_kernels") or settings.get("compile_threads") > 1
+
+
 def lower_stage():
     return stage("lower", "loops over memrefs; no linalg, no tensors", [
         *([Pass("mlxc-library-matmuls", (), (),
@@ -137,6 +141,11 @@ def lower_stage():
                 "kernel (runtime/mlxc_gemm.c), which the schedules left alone",
                 only_with("linalg.matmul", "linalg.batch_matmul", "linalg.generic"))]
           if _kernel_calls() else []),
+        *([Pass("mlxc-kernel-segments", (), (),
+                "the straight-line code between loop nests (hoisted accumulators, small "
+                "tensors vectorized whole) in closed segments, which the two passes below "
+                "outline like loop nests")]
+          if _outlining() else []),
         *([Pass("mlxc-dedup-kernels", (), (),
                 "loop nests identical up to their buffers (a model's repeated layers) as one "
                 "function called for each, so the passes below and LLVM compile it once")]
@@ -146,6 +155,9 @@ def lower_stage():
                 "MLXC_COMPILE_THREADS threads (parallel_jit.py); before the passes below, "
                 "which then work on each kernel")]
           if settings.get("compile_threads") > 1 else []),
+        *([Pass("mlxc-kernel-segments", (("unwrap", "true"),), (),
+                "the segments neither pass outlined inlined again")]
+          if _outlining() else []),
         *thread_passes(),
         mlir_pass("scf-forall-to-for", "the schedules' other parallel tiles run one after another",
                   anchor="func.func", when=only_with(*_FORALL)),

@@ -35,11 +35,11 @@ _COMPUTE_DIALECTS = ("scf.", "vector.", "arith.", "math.", "linalg.", "affine.",
 _COMPUTE_OPS = frozenset({"memref.load", "memref.store", "memref.copy"})
 # Left in place (and cloned into a kernel that reads them): see outline_kernels.
 _FREE = outline_kernels._CONSTANTS | outline_kernels._VIEWS
-_BARRIERS = frozenset({"scf.yield", "scf.condition"})
+_TERMINATORS = frozenset({"scf.yield", "scf.condition"})
 
 
 def _compute(name: str) -> bool:
-    return (name.startswith(_COMPUTE_DIALECTS) and name not in _BARRIERS) or name in _COMPUTE_OPS
+    return (name.startswith(_COMPUTE_DIALECTS) and name not in _TERMINATORS) or name in _COMPUTE_OPS
 
 
 def _last_uses(ops: list) -> dict:
@@ -70,7 +70,8 @@ def segments(func) -> list[tuple[list, list]]:
     through memory)."""
     ops = list(irutil.top_level_ops(func))
     last = _last_uses(ops)
-    found, run, defined = [], [], []
+    found, run, defined = [], [], {}  # defined: a dict, as an ordered set
+    reach = -1  # the last op reading a value the run defines
 
     def close(end: int) -> None:
         # A lone linalg op or copy becomes loops later; other lone ops are too small.
@@ -80,10 +81,12 @@ def segments(func) -> list[tuple[list, list]]:
                 found.append((list(run), live))
         run.clear()
         defined.clear()
+        nonlocal reach
+        reach = -1
 
     for i, op in enumerate(ops):
         name = op.name
-        if name in _FREE and not (defined and any(v in set(defined) for v in op.operands)):
+        if name in _FREE and not (defined and any(v in defined for v in op.operands)):
             continue  # stays where it is, before the segment
         if not _compute(name) or (name in outline_kernels.LOOPS and not op.results):
             # A loop that yields nothing is a nest of its own: merged with its
@@ -91,8 +94,10 @@ def segments(func) -> list[tuple[list, list]]:
             close(i - 1)
             continue
         run.append(op)
-        defined.extend(op.results)
-        if all(last[v] <= i for v in defined):
+        for v in op.results:
+            defined[v] = None
+            reach = max(reach, last[v])
+        if reach <= i:
             close(i)  # closed: nothing it computed is read after it
     close(len(ops))
     return found

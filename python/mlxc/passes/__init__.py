@@ -75,6 +75,7 @@ REGISTRY: dict[str, str] = {
     "mlxc-outline-layers": "mlxc.passes.outline_layers",
     "mlxc-outline-kernels": "mlxc.passes.outline_kernels",
     "mlxc-kernel-segments": "mlxc.passes.kernel_segments",
+    "mlxc-extracts-through-reshapes": "mlxc.passes.extracts_through_reshapes",
     "mlxc-dedup-kernels": "mlxc.passes.dedup_kernels",
     "mlxc-library-matmuls": "mlxc.passes.library_matmuls",
     "mlxc-library-ffts": "mlxc.passes.library_ffts",

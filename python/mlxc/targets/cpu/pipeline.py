@@ -52,6 +52,9 @@ def schedule_passes() -> list[Pass]:
         Pass("mlxc-gather-loop-order", (), (),
              "a gather fused into a reduction (an embedding's mean) runs the reduction loop "
              "outside the row loop: the vectorizer then reads rows, not one gather per lane"),
+        Pass("mlxc-extracts-through-reshapes", (), (),
+             "a gather's ids read from their 1-D tensor, not its [N, 1] expansion: the "
+             "vectorizer then loads them contiguously", only_with("tensor.extract")),
         Pass("mlxc-apply-cpu-schedules", (), (),
              "tile and vectorize each linalg op for the host CPU (schedules.py: per op kind "
              "and shape), on tensors so the matmul accumulator stays in registers"),

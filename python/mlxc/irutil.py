@@ -257,6 +257,14 @@ def as_operation(x):
     return x.operation if hasattr(x, "operation") else x
 
 
+def top_level_ancestor(op):
+    """The op directly in the body of the function holding `op` that is or holds it."""
+    op = as_operation(op)
+    while op.parent is not None and op.parent.name != "func.func":
+        op = as_operation(op.parent)
+    return op
+
+
 def defining_op(value):
     """The Operation that defines `value`, or None for a block argument."""
     owner = value.owner

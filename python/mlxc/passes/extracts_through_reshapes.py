@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import irutil
 from .._mlir import ir
+from ..targets.cpu import kernel_calls
 from . import PythonPass
 
 
@@ -42,21 +43,19 @@ def run(module) -> None:
         picked = _source_indices(expand, list(extract.operands[1:]))
         if picked is None:
             continue
-        with extract.context, extract.location, ir.InsertionPoint(extract):
-            zero = None
+
+        def build():  # called at once, before the loop moves on
+            zero = None  # one constant 0 for every group of unit dimensions
             indices = []
             for p in picked:
                 if p is None:
                     if zero is None:
-                        index = ir.IndexType.get()
-                        zero = ir.Operation.create("arith.constant", results=[index], attributes={
-                            "value": ir.IntegerAttr.get(index, 0)}).result
+                        zero = kernel_calls.index_const(0)
                     p = zero
                 indices.append(p)
-            new = ir.Operation.create("tensor.extract", results=[extract.results[0].type],
-                                      operands=[expand.operands[0]] + indices)
-        extract.results[0].replace_all_uses_with(new.results[0])
-        extract.erase()
+            return ir.Operation.create("tensor.extract", results=[extract.result.type],
+                                       operands=[expand.operands[0]] + indices).result
+        irutil.replace_op(extract, build)
 
 
 PASS = PythonPass(

@@ -413,15 +413,8 @@ def _row_bytes(mtype) -> int:
     return count * max(1, width // 8)
 
 
-def _outermost(op):
-    """The ancestor of `op` (or `op`) directly in its function's body."""
-    while op.parent is not None and op.parent.name != "func.func":
-        op = op.parent
-    return op
-
-
 def _top(op, func_ops: list) -> int:
-    return _position(_outermost(op), func_ops)
+    return _position(irutil.top_level_ancestor(op), func_ops)
 
 
 def _span(root, func_ops: list) -> tuple[int, int] | None:
@@ -621,7 +614,7 @@ def _row_temporaries(loop, accesses: dict) -> list:
             user = irutil.as_operation(use.owner)
             if user.name == "memref.dealloc":
                 continue
-            if _outermost(user) != loop:
+            if irutil.top_level_ancestor(user) != loop:
                 ok = False
                 break
         if ok:

@@ -103,20 +103,11 @@ def segments(func) -> list[tuple[list, list]]:
     return found
 
 
-def _top_level_user(op, func):
-    """The op of `func`'s body that is or holds `op`."""
-    op = irutil.as_operation(op)
-    while op.parent is not None and op.parent != func:
-        op = irutil.as_operation(op.parent)
-    return op
-
-
-def wrap(func) -> int:
-    """Wrap each segment of `func` in an scf.execute_region; how many were made. A
+def wrap(func) -> None:
+    """Wrap each segment of `func` in an scf.execute_region. A
     value a segment defines and later ops read is stored at its end into a buffer of
     the function (on the stack) and loaded again before each op that reads it: in an
     outlined kernel it could not be returned."""
-    made = 0
     first = next(iter(irutil.top_level_ops(func)))
     for ops, live in segments(func):
         last = ops[-1]
@@ -130,14 +121,12 @@ def wrap(func) -> int:
             op.move_before(yield_op)
         for value in live:
             _spill(func, first, region_op, yield_op, value)
-        made += 1
-    return made
 
 
 def _spill(func, first, region_op, yield_op, value) -> None:
     outside: dict = {}  # the ops of the body after the segment that read it
     for use in list(value.uses):
-        top = _top_level_user(use.owner, func)
+        top = irutil.top_level_ancestor(use.owner)
         if top != region_op:
             outside.setdefault(top, []).append((irutil.as_operation(use.owner), use.operand_number))
     with func.context, region_op.location:

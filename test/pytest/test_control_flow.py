@@ -378,3 +378,22 @@ def test_two_carried_inputs():
     a = np.arange(6, dtype=np.float32)
     b = -np.arange(6, dtype=np.float32)
     _check(f, a, b)
+
+
+@pytest.mark.parametrize("trips", [1, 3])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.float32])
+def test_fori_loop_whose_two_updates_cse_merges(dtype, trips):
+    # a + b and b + a (max(a, b) and max(b, a)) are one value after canonicalization and
+    # cse; the lowering had materialized each into its own loop argument, which one value
+    # cannot satisfy ("cannot avoid RaW conflict", fuzz case control/10351), and a loop
+    # of one trip folds away, leaving the materialization's destination a read-only
+    # argument ("would write to read-only buffer", control/13400).
+    def f(x, y):
+        body = lambda i, c: (c[0] + c[1], c[1] + c[0], jnp.maximum(c[2], c[3]),
+                             jnp.maximum(c[3], c[2]))
+        return jax.lax.fori_loop(0, trips, body, (x, x, x, y))[1:]
+
+    x, y = np.array(3, dtype), np.array(5, dtype)
+    exe = mlxc.compile(jax.export.export(jax.jit(f))(x, y).mlir_module())
+    for a, e in zip(exe(x, y), jax.jit(f)(x, y)):
+        np.testing.assert_array_equal(a, e)

@@ -133,3 +133,36 @@ def test_cli_runs_a_family_and_writes_reproducers(tmp_path):
 def test_a_case_is_judged_in_process():
     r = run_case(FuzzCase("layout/2", "layout", 2))
     assert r.status == PASS, r.detail
+
+
+def test_complex_non_finite_values_agree_whatever_their_parts():
+    # C99's recovered infinities and the textbook formulas' NaNs are both answers for
+    # complex overflow; real infinities and NaNs stay distinct.
+    inf_c = np.array([complex(np.inf, -np.inf), complex(1, 2)], np.complex64)
+    nan_c = np.array([complex(np.nan, np.nan), complex(1, 2)], np.complex64)
+    assert judge.compare(inf_c, nan_c, 4, 1.0) is None
+    assert judge.compare(np.array([np.inf]), np.array([np.nan]), 4, 1.0) is not None
+    assert judge.compare(np.array([complex(np.inf, 0)]), np.array([complex(1, 0)]), 4, 1.0)
+
+
+def test_xla_flushing_subnormals_is_not_called_wrong():
+    # control/10448: nextafter of the smallest subnormal toward -0.0 is 0.0 (C, numpy,
+    # the interpreter, mlxc); XLA's CPU code flushes the subnormal to zero and returns
+    # -0.0, and atan2 then turns the signed zero into +-pi. The judge asks the
+    # interpreter before calling a difference from XLA wrong.
+    r = run_case(FuzzCase("control/10448", "control", 10448))
+    assert r.status == PASS and "StableHLO interpreter, not XLA" in r.detail, r.detail
+
+
+def test_errors_are_judged_at_the_coarsest_type_computed_in():
+    # elementwise/14882: a complex64 pow converted to complex128 was judged with f64's
+    # epsilon, 2^29 times too strict for what the pow itself can get right.
+    p = Program.from_json({"family": "elementwise", "mode": "jax", "data_seed": 0,
+                           "inputs": [{"shape": [2], "dtype": "complex64", "data": "plain"}],
+                           "steps": [{"op": "convert", "args": [0], "params": {"to": "complex128"},
+                                      "out": {"shape": [2], "dtype": "complex128", "data": "plain"}}],
+                           "outputs": [1]})
+    assert judge.coarsest_eps(p) == float(np.finfo(np.float32).eps)
+    near = np.array([266271.8125 - 15777.6845703125j]), np.array([266271.8125 - 15777.5576171875j])
+    assert judge.compare(*near, 66, 266271.8) is not None
+    assert judge.compare(*near, 66, 266271.8, judge.coarsest_eps(p)) is None

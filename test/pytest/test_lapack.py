@@ -292,3 +292,24 @@ def test_cholesky_gradient(dtype):
     text, artifact, expected = export_program(grads, m, v, x64=dtype == np.float64)
     assert text.count("lapack_") >= 3
     assert_matches(mlxc.compile(artifact)(m, v), expected, 10 * RTOL[dtype])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_solve_gradient_reuses_no_factor_buffer(n):
+    # The gradient solves with the LU factor four times; cse had merged the calls'
+    # read-only views of it into one, made before a constant was written in place over
+    # the factor's buffer, so the last two solves read the constant (fuzz case
+    # linalg/11444: 1.0147 for 0.4697 on a 1x1 matrix).
+    def loss(m, r):
+        a = m @ m.T + n * jnp.eye(n, dtype=m.dtype)
+        y = jnp.linalg.solve(a, r)
+        return jnp.sum(y * jnp.cos(jnp.arange(y.size, dtype=y.dtype)).reshape(y.shape))
+
+    rng = np.random.default_rng(n)
+    m = rng.standard_normal((n, n)).astype(np.float32)
+    r = rng.standard_normal((n, 1)).astype(np.float32)
+    if n == 1:
+        m, r = np.array([[1.0771581]], np.float32), np.array([[-1.0174735]], np.float32)
+    grad = jax.grad(loss)
+    exe = mlxc.compile(jax.export.export(jax.jit(grad))(m, r).mlir_module())
+    np.testing.assert_allclose(exe(m, r), grad(m, r), rtol=1e-4, atol=1e-6)

@@ -30,7 +30,7 @@ def printed_pipeline_round_trips():
     print("round trip ok")
 
 # CHECK-LABEL: TEST: printed_pipeline_round_trips
-# CHECK: builtin.module(vhlo-legalize-to-stablehlo,mlxc-select-entry{entry=main},mlxc-small-top-k,
+# CHECK: builtin.module(vhlo-legalize-to-stablehlo,mlxc-select-entry{entry=main},mlxc-tensor-constants,mlxc-small-top-k,
 # CHECK-SAME: one-shot-bufferize{allow-return-allocs-from-loops bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}
 # CHECK-SAME: mlxc-emit-entry-wrapper,mlxc-verify-stage{stage=llvm})
 # CHECK: round trip ok
@@ -55,7 +55,7 @@ def slice_and_describe():
 # CHECK-NEXT: # a padded tensor is a fill with its source inserted
 # CHECK-NEXT: mlxc-mark-inputs-readonly
 # CHECK-NEXT: # never write into the caller's input arrays
-# CHECK: as a pass pipeline: builtin.module(mlxc-library-convs,mlxc-library-pools,mlxc-pads-as-fills,mlxc-mark-inputs-readonly,mlxc-unshare-fills,eliminate-empty-tensors,
+# CHECK: as a pass pipeline: builtin.module(mlxc-library-convs,mlxc-library-pools,mlxc-pads-as-fills,mlxc-mark-inputs-readonly,mlxc-unshare-fills,mlxc-buffers-at-calls,mlxc-feasible-materializations,eliminate-empty-tensors,
 
 
 @test

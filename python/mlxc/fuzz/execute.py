@@ -135,12 +135,36 @@ def run_program(p: Program, case_id: str = "") -> Result:
     if len(actual) != len(expected):
         return done(WRONG, f"{len(actual)} results, expected {len(expected)}")
     ulps = p.ulps if getattr(p, "ulps", None) is not None else judge.budget(p)
-    for i, (a, e) in enumerate(zip(actual, expected)):
-        problem = judge.compare(np.asarray(a), np.asarray(e), ulps, scale)
-        if problem:
-            return done(WRONG, f"result {i} ({np.asarray(e).dtype}{list(np.shape(e))}, "
-                               f"budget {ulps} ulp): {problem}")
+    eps = judge.coarsest_eps(p)
+    problem = _disagreement(actual, expected, ulps, scale, eps)
+    if problem and p.mode != "hlo" and _spec_agrees(text, inputs, actual, ulps, scale, eps):
+        # XLA's CPU code flushes subnormals to zero and multiplies complex infinities
+        # naively; where mlxc gives what the StableHLO interpreter (the spec) gives on
+        # the very module it compiled, the deviation is XLA's.
+        return done(PASS, f"as the StableHLO interpreter, not XLA: {problem}")
+    if problem:
+        return done(WRONG, problem)
     return done(PASS)
+
+
+def _disagreement(actual, expected, ulps: int, scale: float,
+                  eps: Optional[float] = None) -> Optional[str]:
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        problem = judge.compare(np.asarray(a), np.asarray(e), ulps, scale, eps)
+        if problem:
+            return (f"result {i} ({np.asarray(e).dtype}{list(np.shape(e))}, "
+                    f"budget {ulps} ulp): {problem}")
+    return None
+
+
+def _spec_agrees(text: str, inputs, actual, ulps: int, scale: float,
+                 eps: Optional[float] = None) -> bool:
+    from ..conformance.oracle import interpret
+    try:
+        spec = interpret(text, [np.asarray(a) for a in inputs])
+    except Exception:
+        return False  # the interpreter cannot run it (LAPACK calls): XLA's verdict stands
+    return len(spec) == len(actual) and _disagreement(actual, spec, ulps, scale, eps) is None
 
 
 def run_case(case: FuzzCase) -> Result:

@@ -28,6 +28,9 @@ def import_stage(entry: str = "main") -> Stage:
                   "bytecode may carry versioned VHLO ops; make them StableHLO"),
         Pass("mlxc-select-entry", (("entry", entry),), (),
              "make @entry the only public function"),
+        Pass("mlxc-tensor-constants", (), (),
+             "tensor arith.constant (torch-mlir's scalars: eps, alpha) as stablehlo.constant",
+             only_with("arith.constant")),
         Pass("mlxc-small-top-k", (), (),
              "top_k with small k as one pass over each row (custom_call @mlxc.top_k), not a "
              "sort of the whole row; before its composite becomes a call to that sort"),
@@ -64,6 +67,15 @@ def import_stage(entry: str = "main") -> Stage:
         Pass("mlxc-finite-without-infinity", (), (),
              "is_finite on fp8/fp6/fp4 types without infinities is x == x (upstream compares "
              "with +inf, which such types cannot hold: every element came out false)"),
+        # torch-mlir's dynamic programs compute shapes with the shape dialect; mlxc
+        # compiles them per call's shapes, where that arithmetic folds away.
+        Pass("mlxc-shape-assumptions", (), (),
+             "shape.assuming regions inlined, their broadcast witnesses dropped (shapes are "
+             "constants once the arguments' are)", only_with("shape.assuming")),
+        mlir_pass("shape-legalize-to-stablehlo",
+                  "shape_of, shape.broadcast, tensor.dim, from_elements as StableHLO, which "
+                  "the refinement below folds", anchor="func.func",
+                  when=only_with("shape.", "tensor.dim", "tensor.from_elements")),
         mlir_pass("stablehlo-refine-shapes", "propagate static shapes through the program"),
         mlir_pass("stablehlo-canonicalize-dynamism",
                   "dynamic ops whose shapes are now constants become their static forms",
@@ -177,6 +189,15 @@ def bufferize_stage() -> Stage:
         Pass("mlxc-unshare-fills", (), (),
              "a fill several ops start from (cse merged their zero accumulators) is done once "
              "per op: no filled buffer kept alive to be copied for each"),
+        Pass("mlxc-buffers-at-calls", (), (),
+             "each kernel call reads its tensors through its own to_buffer, just before it "
+             "(cse shared them; bufferization sees a to_buffer as one read, at that point)",
+             only_with("bufferization.to_buffer")),
+        Pass("mlxc-feasible-materializations", (), (),
+             "loop values materialized where they cannot be (into two iteration arguments "
+             "once cse merged a + b and b + a; into an argument once a one-trip loop folded) "
+             "are yielded plainly",
+             only_with("bufferization.materialize_in_destination")),
         mlir_pass("eliminate-empty-tensors",
                   "let tensor.empty destinations reuse the buffer they are inserted into"),
         mlir_pass("one-shot-bufferize", "tensors to memrefs, in place where it is safe; a loop "

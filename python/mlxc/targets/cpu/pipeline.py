@@ -256,6 +256,10 @@ def llvm_stage():
                   "functions; the entry takes one bare pointer per buffer",
                   use_bare_ptr_memref_call_conv=True),
         mlir_pass("reconcile-unrealized-casts", "remove the casts between the conversions"),
+        Pass("mlxc-small-float-moves", (), (),
+             "bf16/f16 values that are only moved (loads, stores, element moves, shuffles) "
+             "move as i16 (x86's backend aborts on a vector<9xbf16> load)",
+             only_with(types=("bf16", "f16"))),
         Pass("mlxc-loop-annotations", (), (),
              "the loop hints convert-scf-to-cf put on back edges as llvm.br's own "
              "loop_annotation, the one LLVM IR's llvm.loop metadata is made from",

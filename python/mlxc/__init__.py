@@ -1,5 +1,7 @@
 """mlxc: a StableHLO compiler built on MLIR, driven from Python.
 
+    f = mlxc.jit(f)        # a JAX function, traced by JAX, compiled by mlxc
+    y = f(x)
     exe = mlxc.compile(jax.export.export(jax.jit(f))(*args).mlir_module())
     y = exe(x)
 
@@ -12,6 +14,9 @@ __version__ = "0.1.0"
 from . import settings
 from .runtime import ArtifactError, Executable, Signature, TensorSpec, load
 from .runtime.cuda import devices
+from .runtime.host_arrays import device_put
+from . import jax_jit
+from .jax_jit import jit
 
 # The compiler (and with it the MLIR bindings) is imported on first use, so that
 # `mlxc.load` runs artifacts where only numpy and ml_dtypes are installed.
@@ -30,6 +35,7 @@ def compile(source, target: str = "cpu", entry: str = "main", **kwargs):
     """
     from . import cache
 
+    source = jax_jit.program_of(source)
     if "-" in target:  # target names have no dash; triples always have one
         kwargs.setdefault("target_triple", target)
         target = "cpu"
@@ -53,5 +59,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'mlxc' has no attribute '{name}'")
 
 
-__all__ = ["compile", "lower", "pipeline", "fusion_report", "fusion_groups", "load", "CompileError", "Diagnostic", "ArtifactError",
+__all__ = ["compile", "jit", "device_put", "lower", "pipeline", "fusion_report", "fusion_groups", "load", "CompileError", "Diagnostic", "ArtifactError",
            "Executable", "Signature", "TensorSpec", "devices", "settings", "__version__"]

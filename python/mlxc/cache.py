@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -31,6 +32,8 @@ from typing import Optional
 from . import __version__, settings
 from .runtime import artifact, files, native
 from .runtime.executable import Executable
+
+_log = logging.getLogger("mlxc")
 
 FORMAT = "v1"
 # Settings that do not change the code a compile produces.
@@ -151,9 +154,12 @@ def lookup(k: Optional[str]) -> Optional[Executable]:
     if len(data) != want.get("size") or hashlib.sha256(data).hexdigest() != want.get("sha256"):
         return None  # truncated or corrupted: compile again and rewrite
     try:
-        return artifact.load(lib)
+        exe = artifact.load(lib)
     except (artifact.ArtifactError, OSError):
         return None
+    exe.from_cache = lib
+    _log.info("mlxc.compile: a cache hit, %s (MLXC_CACHE=0 compiles afresh)", lib)
+    return exe
 
 
 _pending: list[threading.Thread] = []

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import logging
 import sys
 import time
 from typing import Iterator, Optional
@@ -24,14 +25,30 @@ class CompileTimer:
     """Rows of (group, name, seconds) in the order they ran; a group is 'frontend', a
     stage's name or 'llvm'."""
 
-    def __init__(self, detailed: bool = False):
+    def __init__(self, detailed: bool = False, progress_after: Optional[float] = None):
         self.detailed = detailed
         self.rows: list[tuple[str, str, float]] = []
         self._start = time.perf_counter()
         self.total_s: Optional[float] = None
+        self._progress_after = progress_after
+        self._reported: set = set()
 
     def add(self, group: str, name: str, seconds: float) -> None:
         self.rows.append((group, name, seconds))
+        self._progress(group)
+
+    def _progress(self, group: str) -> None:
+        """Past `progress_after` seconds, say once per group (a stage, codegen) that it
+        has run: a long compile shows where it is."""
+        if self._progress_after is None or group in self._reported:
+            return
+        elapsed = time.perf_counter() - self._start
+        if elapsed < self._progress_after:
+            return
+        self._reported.add(group)
+        message = f"mlxc: compiling: {group} done, {elapsed:.1f} s in"
+        _log.info(message)
+        print(message, file=sys.stderr, flush=True)
 
     @contextlib.contextmanager
     def section(self, group: str, name: str) -> Iterator[None]:
@@ -91,6 +108,9 @@ _current: contextvars.ContextVar[Optional[CompileTimer]] = contextvars.ContextVa
     "mlxc_compile_timer", default=None)
 
 
+_log = logging.getLogger("mlxc")
+
+
 def current() -> Optional[CompileTimer]:
     """The timer of the compile running on this thread, if any."""
     return _current.get()
@@ -100,7 +120,9 @@ def current() -> Optional[CompileTimer]:
 def recording(detailed: bool) -> Iterator[CompileTimer]:
     """Record the compile run inside the block; with `detailed`, print its table on
     stderr at the end."""
-    timer = CompileTimer(detailed)
+    from . import settings
+
+    timer = CompileTimer(detailed, progress_after=settings.get("progress"))
     token = _current.set(timer)
     try:
         yield timer

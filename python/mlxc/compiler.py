@@ -72,6 +72,7 @@ def compile(source, target: str = "cpu", entry: str = "main", *, name: Optional[
     shapes it is called with, once per shape. Raises `mlxc.CompileError`.
     """
     tgt = targets.get(target)
+    check_options(tgt, options)
     key = cache.key(source, target, entry, start_after, options)
     cached = cache.lookup(key)
     if cached is not None:
@@ -91,6 +92,18 @@ def compile(source, target: str = "cpu", entry: str = "main", *, name: Optional[
     if isinstance(exe, Executable):
         exe._compile_stats = timer.stats()
     return exe
+
+
+def check_options(tgt, options: dict) -> None:
+    """Refuse keyword options the target does not read: a misspelt option would
+    otherwise compile with its default, silently."""
+    known = getattr(tgt, "options", None)
+    unknown = sorted(set(options) - known) if known is not None else []
+    if unknown:
+        names = ", ".join(repr(u) for u in unknown)
+        raise TypeError(f"mlxc.compile() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
+                        f"{names}; the {tgt.name} target takes "
+                        f"{', '.join(sorted(known)) or 'none'} (and name, entry, start_after)")
 
 
 def lower(source, target: str = "cpu", entry: str = "main", *, stop_after: Optional[str] = None,

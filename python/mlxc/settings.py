@@ -121,6 +121,10 @@ _ALL = [
             "print where each compile's time went on stderr: per stage, per pass (each pass "
             "then runs in a pass manager of its own) and per step of LLVM code generation; "
             "exe.compile_stats() returns the same rows"),
+    Setting("progress", "MLXC_PROGRESS", _int_in(0, 3600), 2,
+            "seconds into a compile after which each stage reports on stderr (and to the "
+            "'mlxc' logger) as it ends, so that a long compile is seen to progress; 0: from "
+            "the start"),
     Setting("cache", "MLXC_CACHE", _bool, True,
             "keep compiled programs on disk and reuse them (0 turns the compile cache off)"),
     Setting("cache_dir", "MLXC_CACHE_DIR", _path, lambda: _user_cache_dir(),

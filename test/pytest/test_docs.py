@@ -45,3 +45,17 @@ def test_every_python_pass_has_a_lit_test():
     for name in passes.REGISTRY:
         folders = ("passes", "cuda") if name.startswith("mlxc-gpu-") else ("passes",)
         assert any(os.path.exists(os.path.join(ROOT, "test", f, f"{name}.mlir")) for f in folders), name
+
+
+def test_readme_python_examples_run():
+    # The Python API section's examples (JAX, PyTorch, ONNX, mlxc.compile), each in a
+    # fresh namespace; the PyTorch and ONNX ones need the test extras' torch and onnx.
+    import pytest
+
+    blocks = re.findall(r"```python\n(.*?)```", _readme(), re.S)
+    assert len(blocks) >= 4
+    for code in blocks:
+        needs = [m for m in ("torch", "onnx") if re.search(rf"\b{m}\b", code)]
+        for module in needs:
+            pytest.importorskip(module)
+        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})

@@ -2,7 +2,8 @@
 
 Accepted: MLIR text (pretty or generic), MLIR bytecode, a StableHLO portable
 artifact (VHLO bytecode, e.g. `jax.export(...).mlir_module_serialized`), a path to
-any of these, or an `ir.Module`/`ir.Operation` built with the same bindings.
+any of these or to an ONNX model (`.onnx`, onnx_import.py), or an
+`ir.Module`/`ir.Operation` built with the same bindings.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..runtime import files
 from . import isolated_parse, locations, sharding, utf8
 
 BYTECODE_MAGIC = b"ML\xefR"
-_MLIR_SUFFIXES = (".mlir", ".mlirbc", ".bc", ".stablehlo", ".vhlo", ".pb")
+_MLIR_SUFFIXES = (".mlir", ".mlirbc", ".bc", ".stablehlo", ".vhlo", ".pb", ".onnx")
 
 Source = Union[str, bytes, bytearray, memoryview, os.PathLike, ir.Module, ir.Operation]
 
@@ -211,8 +212,12 @@ def load(source: Source, *, name: str | None = None) -> Loaded:
         return Loaded(module, name or "<module>", "module")
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
-        data = _read_file(path)
         nm = name or display_name(path)
+        if path.endswith(".onnx"):
+            from . import onnx_import
+            _read_file(path)  # a missing or unreadable file: the same error as for MLIR
+            return Loaded(parse_text(onnx_import.to_stablehlo(path, nm), nm), nm, "onnx")
+        data = _read_file(path)
         module, kind = _parse_bytes(data, nm)
         return Loaded(module, nm, kind)
     if isinstance(source, str):

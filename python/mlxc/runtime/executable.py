@@ -21,8 +21,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import native
-from .signature import Signature, TensorSpec, describe_array
+from . import host_arrays, native
+from .signature import LONG, Signature, TensorSpec, describe_array
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # ml_dtypes floats are "V"
 
@@ -43,7 +43,8 @@ def coerce(value: Any, spec: TensorSpec, position: int, dtype: np.dtype) -> np.n
         arr = raw.astype(dtype)
     else:
         try:
-            arr = np.asarray(value)
+            # jax.Arrays and __dlpack__ producers (torch tensors) as views, not copies
+            arr = np.asarray(host_arrays.to_numpy(value))
         except Exception as e:
             raise TypeError(f"{where}: expected an array of {spec.type_str()}, got "
                             f"{type(value).__name__} ({e})") from None
@@ -89,9 +90,17 @@ def _address(arr: np.ndarray) -> int:
 
 def check_count(sig: Signature, args: tuple) -> None:
     if len(args) != len(sig.inputs):
-        expected = ", ".join(map(str, sig.inputs)) or "no arguments"
+        expected = ", ".join(map(str, sig.inputs[:LONG])) or "no arguments"
+        if len(sig.inputs) > LONG:
+            expected += f", ... {len(sig.inputs) - LONG} more"
+        hint = ""
+        if any(isinstance(a, (dict, list, tuple)) for a in args):
+            # JAX exports a pytree argument as its leaves, one input each
+            hint = ("; an executable takes arrays, one per leaf of a pytree "
+                    "(jax.tree_util.tree_leaves), or use mlxc.jit, which takes pytrees")
         raise TypeError(f"{sig.entry}() takes {len(sig.inputs)} argument"
-                        f"{'s' if len(sig.inputs) != 1 else ''} ({expected}), got {len(args)}")
+                        f"{'s' if len(sig.inputs) != 1 else ''} ({expected}), got {len(args)}"
+                        + hint)
 
 
 class Executable:
@@ -106,6 +115,7 @@ class Executable:
         self._saver = saver  # writes this program as an artifact (see runtime/artifact.py)
         self.manifest = manifest  # an artifact's manifest when loaded from one
         self._compile_stats: dict = {}  # set by mlxc.compile (compile_timing)
+        self.from_cache: Optional[str] = None  # the compile cache's entry this came from
         self._in_dtypes = [t.dtype for t in signature.inputs]
         self._out = [(t.shape, t.dtype) for t in signature.outputs]
         self._nbuf = len(signature.inputs) + len(signature.outputs)

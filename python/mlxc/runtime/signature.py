@@ -52,6 +52,9 @@ class TensorSpec:
         return cls(d["name"], tuple(d["shape"]), d["element_type"])
 
 
+LONG = 10  # arguments and results printed on one line at most
+
+
 @dataclass(frozen=True)
 class Signature:
     inputs: tuple[TensorSpec, ...]
@@ -59,6 +62,11 @@ class Signature:
     entry: str = "main"
 
     def __str__(self) -> str:
+        # A training step takes a hundred leaves: past ten, one per line.
+        if len(self.inputs) + len(self.outputs) > LONG:
+            ins = "".join(f"\n  {t}," for t in self.inputs)
+            outs = "".join(f"\n  {t}," for t in self.outputs)
+            return f"{self.entry}({ins}\n) -> ({outs}\n)"
         ins = ", ".join(map(str, self.inputs))
         outs = ", ".join(map(str, self.outputs))
         return f"{self.entry}({ins}) -> ({outs})"

@@ -20,6 +20,7 @@ BUILTIN = ("cpu", "cuda")
 
 class Target(Protocol):
     name: str
+    options: frozenset  # the keyword options build() takes; mlxc.compile refuses others
 
     def pipeline(self, entry: str = "main") -> Pipeline: ...
 

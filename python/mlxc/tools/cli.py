@@ -52,13 +52,40 @@ def _npz_inputs(path: str, signature) -> list[np.ndarray]:
                          f"{len(names) - 1} from np.savez), found {', '.join(keys) or 'none'}")
 
 
-def _print_outputs(signature, outputs) -> None:
+SUMMARY_ELEMENTS = 1000  # outputs larger than this print as a summary unless --full
+
+
+def _summary(value: np.ndarray) -> str:
+    a = np.asarray(value)
+    if a.dtype.kind not in "biufc":
+        try:
+            a = a.astype(np.float32)  # bf16, fp8: ml_dtypes types numpy cannot reduce
+        except (TypeError, ValueError):
+            return f"shape {a.shape}, dtype {value.dtype}"
+    if a.dtype.kind == "c":
+        a = np.abs(a)
+        what = "|x| "
+    else:
+        what = ""
+    finite = a[np.isfinite(a)] if a.dtype.kind == "f" else a
+    stats = (f"{what}min {finite.min():.6g}, max {finite.max():.6g}, mean {finite.mean():.6g}"
+             if finite.size else "no finite values")
+    bad = a.size - finite.size
+    return (f"shape {a.shape}, dtype {value.dtype}: {stats}"
+            + (f", {bad} not finite" if bad else "") + " (--full prints every element)")
+
+
+def _print_outputs(signature, outputs, full: bool = False) -> None:
     if not isinstance(outputs, tuple):
         outputs = (outputs,)
-    with np.printoptions(threshold=200, edgeitems=4, linewidth=100):
+    threshold = sys.maxsize if full else 200
+    with np.printoptions(threshold=threshold, edgeitems=4, linewidth=100):
         for spec, value in zip(signature.outputs, outputs):
             print(f"{spec}:")
-            print(np.asarray(value))
+            if not full and np.size(value) > SUMMARY_ELEMENTS:
+                print(_summary(value))
+            else:
+                print(np.asarray(value))
 
 
 def _run(args) -> int:
@@ -70,8 +97,8 @@ def _run(args) -> int:
     inputs = _npz_inputs(args.inputs, exe.signature) if args.inputs else \
         _random_inputs(exe.signature, args.seed)
     outputs = exe(*inputs)
-    print(f"# {exe.signature}")
-    _print_outputs(exe.signature, outputs)
+    print("# " + str(exe.signature).replace("\n", "\n# "))
+    _print_outputs(exe.signature, outputs, args.full)
     if args.bench:
         times = []
         deadline = time.perf_counter() + args.bench_seconds
@@ -79,7 +106,9 @@ def _run(args) -> int:
             t = time.perf_counter()
             exe(*inputs)
             times.append(time.perf_counter() - t)
-        print(f"# compile: {compile_s * 1e3:.1f} ms")
+        print(f"# compile: {compile_s * 1e3:.1f} ms"
+              + (f" (a compile cache hit: {exe.from_cache})" if getattr(exe, "from_cache", None)
+                 else ""))
         print(f"# run: median {statistics.median(times) * 1e6:.1f} us, "
               f"min {min(times) * 1e6:.1f} us over {len(times)} calls")
     return 0
@@ -101,7 +130,7 @@ def _compile(args) -> int:
     manifest = exe.manifest if getattr(exe, "manifest", None) else mlxc.load(out).manifest
     with open(header, "w") as f:
         f.write(link.c_header(manifest, os.path.basename(out)))
-    print(f"# {exe.signature}")
+    print("# " + str(exe.signature).replace("\n", "\n# "))
     print(f"wrote {out} ({os.path.getsize(out)} bytes) and {header}")
     return 0
 
@@ -182,6 +211,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--entry", default="main")
     run.add_argument("--target", default="cpu")
+    run.add_argument("--full", action="store_true",
+                     help=f"print every element of outputs over {SUMMARY_ELEMENTS} elements "
+                          f"(summarised as shape, dtype, min, max and mean by default)")
     run.add_argument("--bench", action="store_true", help="also time compile and run")
     run.add_argument("--bench-seconds", type=float, default=1.0)
     run.set_defaults(func=_run)

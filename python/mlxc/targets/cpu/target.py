@@ -70,6 +70,7 @@ def _check_constant_sizes(module) -> None:
 
 class CpuTarget:
     name = "cpu"
+    options = frozenset({"opt_level", "target_triple"})  # what build() reads
 
     def pipeline(self, entry: str = "main"):
         return cpu_pipeline(entry)

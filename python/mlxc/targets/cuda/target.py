@@ -20,6 +20,7 @@ DEFAULT_CHIP = "sm_90"
 
 class CudaTarget:
     name = "cuda"
+    options = frozenset({"chip", "opt_level", "device"})  # what build() reads
 
     def pipeline(self, entry: str = "main"):
         return cuda_pipeline(entry)

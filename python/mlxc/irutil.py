@@ -257,6 +257,14 @@ def as_operation(x):
     return x.operation if hasattr(x, "operation") else x
 
 
+def erase_unused(ops) -> None:
+    """Erase, last first, each of `ops` whose results nothing reads (so a view goes before the
+    buffer it views, and a chain of dead ops goes in one call)."""
+    for op in reversed(list(ops)):
+        if all(not list(r.uses) for r in op.results):
+            op.erase()
+
+
 def top_level_ancestor(op):
     """The op directly in the body of the function holding `op` that is or holds it."""
     op = as_operation(op)

@@ -54,9 +54,7 @@ def run(module) -> None:
             call.operands[i] = clones[-1].results[0]
             stale.extend(op for op in chain if not any(op == s for s in stale))
     # Erase what no op reads any more, views before the buffers they view.
-    for op in reversed(stale):
-        if all(not list(r.uses) for r in op.results):
-            op.erase()
+    irutil.erase_unused(stale)
 
 
 PASS = PythonPass(

@@ -30,9 +30,7 @@ def run(module) -> None:
         body[-1].erase()
         op.erase()
     # Witnesses are used only by assumings (now gone) and by each other.
-    for op in reversed(irutil.ops_named(module, *_WITNESSES)):
-        if all(not list(r.uses) for r in op.results):
-            op.erase()
+    irutil.erase_unused(irutil.ops_named(module, *_WITNESSES))
 
 
 PASS = PythonPass(

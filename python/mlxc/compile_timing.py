@@ -20,6 +20,8 @@ import sys
 import time
 from typing import Iterator, Optional
 
+_log = logging.getLogger("mlxc")
+
 
 class CompileTimer:
     """Rows of (group, name, seconds) in the order they ran; a group is 'frontend', a
@@ -106,9 +108,6 @@ def table(stats: dict, top: int = 12) -> str:
 
 _current: contextvars.ContextVar[Optional[CompileTimer]] = contextvars.ContextVar(
     "mlxc_compile_timer", default=None)
-
-
-_log = logging.getLogger("mlxc")
 
 
 def current() -> Optional[CompileTimer]:

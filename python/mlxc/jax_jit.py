@@ -16,9 +16,7 @@ from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
-from .runtime.host_arrays import to_numpy as _host_array
-
-_SCALARS = (bool, int, float, complex)
+from .runtime.host_arrays import SCALARS as _SCALARS, to_numpy as _host_array
 
 
 def _as_tuple(x, what: str) -> tuple:
@@ -56,8 +54,6 @@ class _Compiled:
         from jax import tree_util
 
         self.exe = exe
-        self.exported = exported
-        self.out_tree = exported.out_tree
         self._unflatten = functools.partial(tree_util.tree_unflatten, exported.out_tree)
         want = [np.dtype(a.dtype) for a in exported.in_avals]
         self.casts = tuple(
@@ -162,11 +158,16 @@ class Jitted:
                 exe = self._flat.get(tuple(key))
                 if exe is not None:
                     return exe(*args)
+        compiled, leaves = self._compiled(args, kwargs)
+        return compiled(leaves)
+
+    def _compiled(self, args: tuple, kwargs: dict):
+        """The compiled program for this call (compiled now if need be) and its leaves."""
         key, leaves = self._key(args, kwargs)
         compiled = self._cache.get(key)
         if compiled is None:
             compiled = self._compile(key, leaves, args, kwargs)
-        return compiled(leaves)
+        return compiled, leaves
 
     # -- tracing and compiling --------------------------------------------------------
 
@@ -211,9 +212,7 @@ class Jitted:
     def executable(self, *args, **kwargs):
         """The `mlxc.Executable` a call with these arguments runs (compiled if need be):
         it takes the flattened leaves of the dynamic arguments."""
-        key, leaves = self._key(args, kwargs)
-        compiled = self._cache.get(key) or self._compile(key, leaves, args, kwargs)
-        return compiled.exe
+        return self._compiled(args, kwargs)[0].exe
 
     def clear_cache(self) -> None:
         self._cache.clear()

@@ -120,10 +120,9 @@ class _Program:
     with its results (mutated inputs written back, the rest rebuilt as the module's
     own output structure)."""
 
-    def __init__(self, exe, out_spec, n_state: int, mutated: list[int]):
+    def __init__(self, exe, out_spec, mutated: list[int]):
         self.exe = exe
         self.out_spec = out_spec
-        self.n_state = n_state
         self.mutated = mutated  # input positions (state first, then tensors) written back
 
     def __call__(self, inputs: list):
@@ -186,7 +185,7 @@ def _export(module, state: dict, args: tuple, kwargs: dict, dynamic_shapes, opti
     mod = fx.export_and_import(prog, output_type="stablehlo", decomposition_table={})
     exe = mlxc_compile(mod, name=f"<mlxc.torch {type(module).__name__}>", **options)
     # The module's own result structure: what functional_call returned, traced.
-    return _Program(exe, prog.call_spec.out_spec, len(state), mutated)
+    return _Program(exe, prog.call_spec.out_spec, mutated)
 
 
 def _state(module) -> dict:

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-_SCALARS = (bool, int, float, complex)
+SCALARS = (bool, int, float, complex)  # Python scalars: weakly typed, passed as they are
 ALIGNMENT = 64  # a cache line, and the widest vector load the CPU code issues
 
 
@@ -18,7 +18,7 @@ def to_numpy(x) -> Any:
     arrays and Python scalars as they are (scalars stay weakly typed), jax.Arrays and
     other `__dlpack__` producers through DLPack or the array protocol."""
     t = type(x)
-    if t is np.ndarray or t in _SCALARS:
+    if t is np.ndarray or t in SCALARS:
         return x
     if isinstance(x, np.generic):
         return np.asarray(x)

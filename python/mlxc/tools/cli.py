@@ -52,6 +52,11 @@ def _npz_inputs(path: str, signature) -> list[np.ndarray]:
                          f"{len(names) - 1} from np.savez), found {', '.join(keys) or 'none'}")
 
 
+def _print_signature(signature) -> None:
+    """The signature as comment lines (a long one prints one argument per line)."""
+    print("# " + str(signature).replace("\n", "\n# "))
+
+
 SUMMARY_ELEMENTS = 1000  # outputs larger than this print as a summary unless --full
 
 
@@ -97,7 +102,7 @@ def _run(args) -> int:
     inputs = _npz_inputs(args.inputs, exe.signature) if args.inputs else \
         _random_inputs(exe.signature, args.seed)
     outputs = exe(*inputs)
-    print("# " + str(exe.signature).replace("\n", "\n# "))
+    _print_signature(exe.signature)
     _print_outputs(exe.signature, outputs, args.full)
     if args.bench:
         times = []
@@ -130,7 +135,7 @@ def _compile(args) -> int:
     manifest = exe.manifest if getattr(exe, "manifest", None) else mlxc.load(out).manifest
     with open(header, "w") as f:
         f.write(link.c_header(manifest, os.path.basename(out)))
-    print("# " + str(exe.signature).replace("\n", "\n# "))
+    _print_signature(exe.signature)
     print(f"wrote {out} ({os.path.getsize(out)} bytes) and {header}")
     return 0
 

@@ -278,15 +278,19 @@ def test_per_call_overhead_is_at_most_twice_the_executables():
     f(a, a)
 
     def per_call(fn):
-        best = float("inf")
-        for _ in range(5):
-            t = time.perf_counter()
-            for _ in range(2000):
-                fn(a, a)
-            best = min(best, (time.perf_counter() - t) / 2000)
-        return best
+        t = time.perf_counter()
+        for _ in range(200):
+            fn(a, a)
+        return (time.perf_counter() - t) / 200
 
-    ratio = per_call(f) / per_call(exe)
+    # Short rounds of the two interleaved, the best of each kept: the other test
+    # worker's compiles take the core away for whole time slices, which must not land on
+    # one side only.
+    best = {f: float("inf"), exe: float("inf")}
+    for _ in range(50):
+        for fn in best:
+            best[fn] = min(best[fn], per_call(fn))
+    ratio = best[f] / best[exe]
     print(f"mlxc.jit / exe per call: {ratio:.2f}")
     assert ratio < 2.0
 

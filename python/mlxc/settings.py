@@ -102,9 +102,10 @@ _ALL = [
     Setting("compile_threads", "MLXC_COMPILE_THREADS", _int_in(1, 2),
             lambda: 2 if (os.cpu_count() or 1) >= 2 else 1,
             "threads LLVM code generation may use: 2 (the default from 2 cores up) outlines a "
-            "large program's loop nests into kernels and compiles half of them on a second "
-            "thread while the load average leaves a core free (a 2-layer GPT training step: "
-            "5.6 -> 4.2 s on 2 idle cores); 1: one thread, one function"),
+            "large program's loop nests into kernels, parted into a few modules that this "
+            "thread (after the entry's) and a second one compile as each comes free, while "
+            "no more threads are runnable than leave a core free (a 2-layer GPT training "
+            "step: 5.6 -> 4.2 s on 2 idle cores); 1: one thread, one function"),
     Setting("parse_timeout", "MLXC_PARSE_TIMEOUT", _int_in(1, 3600), 60,
             "seconds that reading a program's MLIR bytecode or portable artifact (in a checking "
             "process: a damaged file can hang or crash the reader) may take per MiB, at least "

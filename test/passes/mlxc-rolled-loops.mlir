@@ -1,5 +1,5 @@
 // RUN: mlxc-opt %s --pass-pipeline='builtin.module(mlxc-rolled-loops)' | FileCheck %s
-// RUN: mlxc-opt %s --pass-pipeline='builtin.module(mlxc-rolled-loops,convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts,mlxc-loop-annotations)' | FileCheck %s --check-prefix=LLVM
+// RUN: mlxc-opt %s --pass-pipeline='builtin.module(mlxc-rolled-loops,convert-scf-to-cf,mlxc-loop-annotations,convert-to-llvm,reconcile-unrealized-casts)' | FileCheck %s --check-prefix=LLVM
 
 // A loop around vector code without loop-carried values is kept rolled, and so is the
 // loop around it; a reduction loop (iter_args), a scalar loop (LLVM's unrolling is what

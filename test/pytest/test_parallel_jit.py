@@ -1,5 +1,5 @@
 """LLVM code generation on two threads (targets/cpu/parallel_jit.py): a large program's
-kernels compiled as two modules gives the results of the program compiled whole, in
+kernels compiled as several modules on two threads gives the results of the program compiled whole, in
 the JIT and in a saved artifact; failures are CompileErrors."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ BY_NAME = {p.name: p for p in PROGRAMS}
 
 @pytest.fixture(autouse=True)
 def _idle_machine(monkeypatch):
-    # The split is skipped while the machine's load average leaves no core free.
+    # The split is skipped while no core is free.
     monkeypatch.setattr(parallel_jit, "second_core_free", lambda: True)
 
 
@@ -93,13 +93,51 @@ def test_small_programs_stay_one_module():
     assert "mlxc.kernel" not in mlxc.lower(text)
 
 
-def test_partition_balances_by_ops():
+def test_chunks_balance_by_ops():
     weights = {"k0": 100, "k1": 90, "k2": 40, "k3": 30, "k4": 10}
-    group_b = parallel_jit.partition(weights, fixed_a=30, share_b=0.4)
-    b = sum(weights[k] for k in group_b)
-    assert group_b == sorted(group_b)
-    assert 0.3 * 300 <= b <= 0.4 * 300
-    assert parallel_jit.partition({"k0": 500, "k1": 10}, fixed_a=10) == ["k1"]
+    groups = parallel_jit.chunks(weights, 3)
+    assert sorted(k for g in groups for k in g) == sorted(weights)
+    assert all(g == sorted(g) for g in groups)
+    sizes = [sum(weights[k] for k in g) for g in groups]
+    assert sizes == sorted(sizes, reverse=True) == [100, 90, 80]
+    assert parallel_jit.chunks({"k0": 5}, 3) == [["k0"]]
+
+
+@pytest.mark.parametrize("chunks,late", [(1, "worker"), (5, "worker"), (3, "main")])
+def test_whichever_thread_compiles_a_chunk_fills_its_slots(chunks, late, monkeypatch):
+    """The chunks go to whichever thread is free: with the worker held back, this
+    thread compiles all of them after module A; with this thread held back (a slow
+    module A), the worker does. Either way every kernel's slot of the table holds its
+    own address, and the results are those of the program compiled whole."""
+    import time
+
+    monkeypatch.setattr(parallel_jit, "CHUNKS", chunks)
+    if late == "worker":
+        original = parallel_jit._worker_chunks
+
+        def late_worker(*args):
+            time.sleep(1.0)
+            return original(*args)
+        monkeypatch.setattr(parallel_jit, "_worker_chunks", late_worker)
+    else:
+        original = parallel_jit._compile_chunks
+        main = __import__("threading").get_ident()
+
+        def late_main(*args):
+            if __import__("threading").get_ident() == main:
+                time.sleep(1.0)
+            return original(*args)
+        monkeypatch.setattr(parallel_jit, "_compile_chunks", late_main)
+    prog = BY_NAME["transformer_block"]
+    args = prog.make_inputs(np.random.default_rng(3))
+    text, _, ref = export_program(prog.fn, *args)
+    split = _compile(text, 2)
+    assert isinstance(split._keepalive, parallel_jit.SplitProgram)
+    assert len(split._keepalive.engines) == 1 + min(chunks, len(split._keepalive.kernels))
+    whole = _compile(text, 1)
+    for a, b in zip(as_tuple(split(*args)), as_tuple(whole(*args))):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    assert_matches(split(*args), ref, 1e-4)
 
 
 def test_engine_failure_is_a_compile_error():

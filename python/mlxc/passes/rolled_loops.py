@@ -15,8 +15,9 @@ a row's running max or sum) are left to LLVM too:
 unrolled, the independent exponentials of successive iterations overlap, and softmax
 ran 12% slower without that. Each other scf.for gets `llvm.loop_annotation` with
 unrolling disabled; convert-scf-to-cf puts
-it on the loop's back edge, and mlxc-loop-annotations makes it the branch's own
-`loop_annotation`, which the translation to LLVM IR turns into `llvm.loop` metadata.
+it on the loop's back edge, and mlxc-loop-annotations renames it there, so that it
+becomes the LLVM branch's own `loop_annotation`, which the translation to LLVM IR
+turns into `llvm.loop` metadata.
 """
 
 from __future__ import annotations

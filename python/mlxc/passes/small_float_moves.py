@@ -23,9 +23,14 @@ MOVES = frozenset({"llvm.load", "llvm.store", "llvm.extractelement", "llvm.inser
                    "llvm.mlir.poison", "llvm.mlir.undef", "llvm.select"})
 
 
-def _small(t) -> bool:
-    text = str(t)
-    return "bf16" in text or "f16" in text
+class _SmallTypes(dict):
+    """Whether a type holds bf16 or f16, printed once per type: printing costs
+    microseconds, and a program has few distinct types but thousands of loads."""
+
+    def __missing__(self, t) -> bool:
+        text = str(t)
+        small = self[t] = "bf16" in text or "f16" in text
+        return small
 
 
 def _as_bits(t):
@@ -42,7 +47,7 @@ def _attributes(op) -> dict:
     return {n: op.attributes[n] for n in names}
 
 
-def _convertible(ops: list) -> list:
+def _convertible(ops: list, small: _SmallTypes) -> list:
     """The ops of `ops` to rebuild: aggregates (arrays of vectors) cannot be bitcast,
     so an op whose aggregate comes from, or goes to, an op left alone stays too."""
     chosen = {op.operation for op in ops}
@@ -54,8 +59,8 @@ def _convertible(ops: list) -> list:
     while changed:
         changed = False
         for op in list(chosen):
-            aggregates_in = [v for v in op.operands if _small(v.type) and not _castable(v.type)]
-            aggregates_out = [r for r in op.results if _small(r.type) and not _castable(r.type)]
+            aggregates_in = [v for v in op.operands if small[v.type] and not _castable(v.type)]
+            aggregates_out = [r for r in op.results if small[r.type] and not _castable(r.type)]
             if any(not inside(v.owner) for v in aggregates_in) or any(
                     not inside(u.owner) for r in aggregates_out for u in r.uses):
                 chosen.discard(op)
@@ -64,17 +69,18 @@ def _convertible(ops: list) -> list:
 
 
 def run(module) -> None:
+    small = _SmallTypes()
     candidates = [op for op in irutil.ops_named(module, *MOVES)
-                  if any(_small(v.type) for v in list(op.operands) + list(op.results))]
+                  if any(small[v.type] for v in list(op.operands) + list(op.results))]
     if not candidates:
         return
-    ops = _convertible(candidates)
+    ops = _convertible(candidates, small)
     back_casts: dict = {}  # a bf16 value made by a cast back -> the i16 value it casts
 
     def bits_of(value):
         if value in back_casts:
             return back_casts[value]
-        if not _small(value.type):
+        if not small[value.type]:
             return value
         return ir.Operation.create("llvm.bitcast", results=[_as_bits(value.type)],
                                    operands=[value]).result
@@ -85,7 +91,7 @@ def run(module) -> None:
             new = ir.Operation.create(op.name, results=[_as_bits(r.type) for r in op.results],
                                       operands=operands, attributes=_attributes(op))
         for old, value in zip(op.results, new.results):
-            if not _small(old.type):
+            if not small[old.type]:
                 old.replace_all_uses_with(value)
                 continue
             if _castable(old.type):

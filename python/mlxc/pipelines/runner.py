@@ -222,6 +222,12 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
     """
     opts = options or RunOptions()
     seen = None  # (op names, element types) the previous stage's contract check saw
+    # The element types of the last contract that read them. A later contract may not
+    # read types (the lower stage's: two thirds of that stage's ops): its stage then
+    # gets these. Sound for the `types` conditions, which name floating-point types
+    # only: no lowering makes values of a float type its input had none of (bf16 and
+    # f16 are computed in f32, fp8 as integers), so these are a superset.
+    known_types = None
     for offset, stage in enumerate(stages):
         passes = stage.passes
         if opts.skip_idle_passes and any(p.when for p in passes):
@@ -239,6 +245,10 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
             # The contract check ends the stage: what it saw is the next stage's input.
             if passes and passes[-1].name == "mlxc-verify-stage":
                 seen = contracts.take_seen()
+                if seen is not None:
+                    if seen[1] is None:
+                        seen = (seen[0], known_types)
+                    known_types = seen[1]
         except (ir.MLIRError, CompileError) as e:
             command, first_error = None, None
             if snapshot is not None:

@@ -1,4 +1,4 @@
-"""LLVM code generation on two threads: a program's kernels split into two modules.
+"""LLVM code generation on two threads: a program's kernels split into several modules.
 
 MLIR's ExecutionEngine compiles one module on one thread, and its Python binding holds
 the GIL while it does. The MLIR C API, which the bindings' library exports, does the
@@ -6,13 +6,17 @@ same work through ctypes, which releases the GIL; so two engines can build at on
 each from a module in its own MLIR context (contexts are not thread-safe).
 
 `mlxc-outline-kernels` made each loop nest of a large entry a function marked
-`mlxc.kernel`. Here the kernels are parted into two groups of about equal size
-(counting ops). Module A keeps the entry, `mlxc_entry` and group A; module B, built
-on a worker thread from the module's bytecode, keeps group B. A calls B's kernels
-through a table of pointers (`mlxc_kernel_table`, a global of A), filled once both
-are compiled: with direct calls, A could not be linked before B's addresses were
-known, and its code generation would wait for B. An artifact links both objects
-and a C file whose constructor fills the table (link.kernel_table_c).
+`mlxc.kernel`. Here the kernels are parted into CHUNKS groups of about equal size
+(counting ops), each a module of its own. Module A keeps the entry, `mlxc_entry` and
+what is not a kernel; this thread compiles it while a worker thread, from the module's
+bytecode, compiles the chunks one after another, and once done with A this thread
+takes chunks too, the next one not yet begun: which thread compiles what is settled
+as they go, not by the sizes counted beforehand, which predict LLVM's time poorly
+(one op of a transposing kernel costs six of a long unrolled one). A calls the chunks'
+kernels through a table of pointers (`mlxc_kernel_table`, a global of A), filled once
+all are compiled: with direct calls, A could not be linked before their addresses
+were known. An artifact links every object and a C file whose constructor fills the
+table (link.kernel_table_c).
 """
 
 from __future__ import annotations
@@ -34,8 +38,11 @@ SHARED_ATTR = "mlxc.shared_kernel"  # passes/dedup_kernels.py
 TABLE = "mlxc_kernel_table"
 # Kernel ops below which a second engine's start-up (a few ms) outweighs the halving.
 MIN_SPLIT_OPS = 2000
-# The least share of the ops module B must get for the split to pay.
-MIN_SHARE_B = 0.25
+# The least share of the ops the kernels must have for the split to pay.
+MIN_KERNEL_SHARE = 0.25
+# Modules the kernels are parted into: more balance the two threads better, each costs
+# an engine's start-up (about 6 ms).
+CHUNKS = 3
 
 
 class _StringRef(ctypes.Structure):
@@ -183,52 +190,106 @@ def _worker_context() -> ir.Context:
     return st.context
 
 
-def partition(weights: dict[str, int], fixed_a: int, share_b: float = 0.5) -> list[str]:
-    """The kernels of module B: heaviest first, each to B while B stays within
-    `share_b` of the total, A holding `fixed_a` (its entry functions) besides.
-    Sorted by name, the order of the table of kernels."""
-    target = share_b * (fixed_a + sum(weights.values()))
-    b, group_b = 0, []
+def chunks(weights: dict[str, int], count: int = CHUNKS) -> list[list[str]]:
+    """The kernels in at most `count` groups of about equal weight (heaviest first,
+    each to the lightest group so far), heaviest group first, each sorted by name."""
+    groups: list = [[0, i, []] for i in range(count)]
     for name, w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])):
-        if b + w <= target:
-            group_b.append(name)
-            b += w
-    return sorted(group_b)
+        group = min(groups, key=lambda g: (g[0], g[1]))
+        group[0] += w
+        group[2].append(name)
+    return [sorted(g[2]) for g in sorted(groups, key=lambda g: (-g[0], g[1])) if g[2]]
 
 
-def _build_b(bytecode: bytes, names: list[str], opt_level: int, shared_libs: list[str]):
-    """On the worker: module B from the whole module's bytecode, compiled; the engine
-    and the kernels' addresses, in `names` order."""
+class _Chunks:
+    """The chunks not yet taken, shared by the two threads."""
+
+    def __init__(self, count: int):
+        self._next, self._count = 0, count
+        self._lock = threading.Lock()
+
+    def take(self) -> Optional[int]:
+        with self._lock:
+            if self._next >= self._count:
+                return None
+            self._next += 1
+            return self._next - 1
+
+    def drain(self) -> None:
+        with self._lock:
+            self._next = self._count
+
+
+def _chunk_modules(module, groups: list[list[str]]) -> list:
+    """A module of each group's kernels, moved out of `module` (its declarations
+    copied): exported, so module A (and the artifact's table) can reach them; never
+    inlined, or LLVM would compile each twice, once more inside the packed wrapper
+    the engine adds for each exported function (`_mlir_NAME`)."""
+    where = {name: i for i, names in enumerate(groups) for name in names}
+    ctx = module.context
+    declarations, kernels = [], {}
+    for f in irutil.functions(module):
+        if not f.regions[0].blocks:
+            declarations.append(f)
+        elif irutil.sym_name(f) in where:
+            kernels[irutil.sym_name(f)] = f
+    attributes = {n: module.operation.attributes[n] for n in
+                  (a if isinstance(a, str) else a.name for a in module.operation.attributes)}
+    external = ir.Attribute.parse("#llvm.linkage<external>", ctx)
+    out = []
+    for names in groups:
+        with ctx, ir.Location.unknown():
+            # Moved before a placeholder (a detached op's handle would free it).
+            chunk = ir.Module.parse("llvm.func @mlxc_chunk_placeholder()")
+            anchor = next(irutil.top_level_ops(chunk))
+            for n, a in attributes.items():
+                chunk.operation.attributes[n] = a
+            for d in declarations:
+                d.clone(ip=ir.InsertionPoint(anchor))
+            for name in names:
+                f = kernels[name]
+                f.move_before(anchor)
+                if "sym_visibility" in f.attributes:
+                    del f.attributes["sym_visibility"]
+                f.attributes["linkage"] = external  # (a property: never deleted)
+                f.attributes["no_inline"] = ir.UnitAttr.get(ctx)
+            anchor.erase()
+        out.append(chunk)
+    return out
+
+
+def _compile_chunks(modules: list, groups: list[list[str]], queue: _Chunks, results: list,
+                    opt_level: int, shared_libs: list[str]) -> None:
+    """Compile the chunks this thread takes from `queue`: results[i] becomes chunk i's
+    engine and its kernels' addresses, in `groups[i]` order."""
+    while True:
+        i = queue.take()
+        if i is None:
+            return
+        engine = Engine(modules[i], opt_level, shared_libs)
+        addresses = [engine.lookup(n) for n in groups[i]]
+        missing = [n for n, a in zip(groups[i], addresses) if not a]
+        if missing:
+            raise _codegen_error(f"no symbol {missing[0]} after JIT of a kernel module")
+        results[i] = (engine, addresses)
+
+
+def _worker_chunks(bytecode: bytes, groups: list[list[str]], queue: _Chunks, results: list,
+                   opt_level: int, shared_libs: list[str]) -> None:
+    """On the worker: the chunks from the whole module's bytecode, as many as it takes."""
     try:
         ctx = _worker_context()
         with ctx:
             module = ir.Module.parse(bytecode)
-        keep = set(names)
-        for f in irutil.functions(module):
-            if not f.regions[0].blocks:
-                continue  # declarations (the runtime's functions) stay
-            name = irutil.sym_name(f)
-            if name in keep:
-                # Exported, so module A (and the artifact's table) can reach it; never
-                # inlined, or LLVM would compile it twice, once more inside the packed
-                # wrapper the engine adds for each exported function (`_mlir_NAME`).
-                if "sym_visibility" in f.attributes:
-                    del f.attributes["sym_visibility"]
-                f.attributes["no_inline"] = ir.UnitAttr.get(ctx)
-            else:
-                f.erase()
-        engine = Engine(module, opt_level, shared_libs)
-        addresses = [engine.lookup(n) for n in names]
+        modules = _chunk_modules(module, groups)
         del module
+        _compile_chunks(modules, groups, queue, results, opt_level, shared_libs)
     except BaseException as e:
+        queue.drain()
         _worker_state.context = None  # a failed compile may leave the context dirty
         if isinstance(e, Exception) and not isinstance(e, CompileError):
-            raise _codegen_error(f"the second module: {e}") from None
+            raise _codegen_error(f"a kernel module: {e}") from None
         raise
-    missing = [n for n, a in zip(names, addresses) if not a]
-    if missing:
-        raise _codegen_error(f"no symbol {missing[0]} after JIT of the second module")
-    return engine, addresses
 
 
 def _table_global(module, size: int) -> None:
@@ -279,15 +340,15 @@ def internalize_kernels(module) -> None:
 
 
 class SplitProgram:
-    """The two engines of a split program, kept alive together."""
+    """The engines of a split program (module A's first), kept alive together."""
 
-    def __init__(self, engine_a: Engine, engine_b: Engine, kernels: list[str], table):
-        self.engine_a, self.engine_b = engine_a, engine_b
+    def __init__(self, engines: list, kernels: list[str], table):
+        self.engines = engines
         self.kernels = kernels
         self.table = table
 
     def objects(self) -> list[bytes]:
-        return [self.engine_a.object_file(), self.engine_b.object_file()]
+        return [e.object_file() for e in self.engines]
 
 
 def kernel_weights(module) -> tuple[dict[str, int], int]:
@@ -311,10 +372,32 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def _runnable_now(samples: int = 5) -> Optional[int]:
+    """Threads runnable on the machine at this moment, the caller's included (the
+    fourth field of /proc/loadavg), the least of a few readings: one reading in
+    fifteen on an idle machine catches a passing kernel thread; None where that is
+    not known."""
+    least = None
+    try:
+        for _ in range(samples):
+            with open("/proc/loadavg") as f:
+                n = int(f.read().split()[3].split("/")[0])
+            least = n if least is None else min(least, n)
+    except (OSError, ValueError, IndexError):
+        return None
+    return least
+
+
 def second_core_free() -> bool:
-    """Whether another core is likely idle: the last minute's load average (this
-    process counting for one) leaves at least half a core. On a busy machine the
-    second module only adds its overhead (a sixth to a third more CPU time)."""
+    """Whether another core is likely idle: no more threads runnable now than cores
+    besides the caller's. On a busy machine the second module only adds its overhead
+    (a sixth to a third more CPU time). Read now, not averaged: the last minute's load
+    average counts this process's own work before the compile (a benchmark's, a test
+    suite's), and read 1.5 on two cores that were idle when the compile began, which
+    then ran on one."""
+    running = _runnable_now()
+    if running is not None:
+        return running <= _cores() - 1
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
@@ -323,9 +406,9 @@ def second_core_free() -> bool:
 
 
 def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tuple[int, SplitProgram]]:
-    """Compile `module` as two modules on two threads: the address of the packed
-    `mlxc_entry` and the engines; None when the module is not worth splitting (the
-    module is then unchanged). The module itself becomes module A."""
+    """Compile `module` as module A and chunks of kernels on two threads: the address of
+    the packed `mlxc_entry` and the engines; None when the module is not worth
+    splitting (the module is then unchanged). The module itself becomes module A."""
     if sum(KERNEL_ATTR in f.attributes for f in irutil.functions(module)) < 2:
         return None  # not outlined (small, or no core was free): no walk over its ops
     try:
@@ -333,46 +416,58 @@ def build_split(module, opt_level: int, shared_libs: list[str]) -> Optional[tupl
     except (OSError, AttributeError):
         return None  # bindings without the C API's engine: the binding's path, one thread
     weights, rest = kernel_weights(module)
-    if len(weights) < 2 or sum(weights.values()) + rest < MIN_SPLIT_OPS or not second_core_free():
-        return None
-    names = partition(weights, rest)
     total = sum(weights.values()) + rest
-    if sum(weights[n] for n in names) < MIN_SHARE_B * total:
-        return None  # one kernel outweighs the rest: B would save less than it costs
+    if len(weights) < 2 or total < MIN_SPLIT_OPS or not second_core_free():
+        return None
+    if sum(weights.values()) < MIN_KERNEL_SHARE * total:
+        return None  # mostly not kernels: the second thread would save less than it costs
+    groups = chunks(weights, CHUNKS)
+    names = sorted(weights)
     _ensure_llvm_ready(module.context, opt_level, shared_libs)
     data = io.BytesIO()
     module.operation.write_bytecode(data)
-    # Module A is made before B's job starts: the worker holds the GIL while it parses
-    # B, and this thread's rewriting would wait for it; A's engine does not.
-    index = {n: i for i, n in enumerate(names)}
     # From every function that stays in A (the entry, and the layer functions of
     # mlxc-outline-layers, whose loop nests are kernels too); not through the kernels.
+    index = {n: i for i, n in enumerate(names)}
     calls = [c for f in irutil.functions(module) if irutil.sym_name(f) not in index
              for c in irutil.ops_named(f, "llvm.call")
              if "callee" in c.attributes
              and ir.FlatSymbolRefAttr(c.attributes["callee"]).value in index]
+    modules = _chunk_modules(module, groups)
     _table_global(module, len(names))
     for call in calls:
         _call_through_table(call, index[ir.FlatSymbolRefAttr(call.attributes["callee"]).value],
                             len(names))
-    for f in irutil.functions(module):
-        if irutil.sym_name(f) in index:
-            f.erase()
     internalize_kernels(module)
-    future = _submit(_build_b, data.getvalue(), names, opt_level, shared_libs)
+    # Module A is made before the worker starts: the worker holds the GIL while it
+    # parses, and this thread's rewriting would wait for it; A's engine does not.
+    queue, results = _Chunks(len(groups)), [None] * len(groups)
+    future = _submit(_worker_chunks, data.getvalue(), groups, queue, results, opt_level,
+                     shared_libs)
     try:
-        with compile_timing.section("codegen", "module A (B on the second thread)"):
+        with compile_timing.section("codegen", "module A, then kernel modules"):
             engine_a = Engine(module, opt_level, shared_libs)
             address = engine_a.lookup_packed("mlxc_entry")
             table = engine_a.lookup(TABLE)
+            _compile_chunks(modules, groups, queue, results, opt_level, shared_libs)
+    except BaseException:
+        queue.drain()
+        raise
     finally:
-        # Wait for B even when A failed: its engine must not outlive this call unowned.
-        with compile_timing.section("codegen", "waiting for module B"):
-            engine_b, addresses = future.result()
+        # Wait for the worker even when this thread failed: its engines must not
+        # outlive this call unowned.
+        with compile_timing.section("codegen", "waiting for the second thread"):
+            worker_error = future.exception()
+    if worker_error is not None:
+        raise worker_error
     if not address:
         raise _codegen_error("no mlxc_entry symbol after JIT")
     if not table:
         raise _codegen_error(f"no {TABLE} symbol after JIT")
-    ctypes.memmove(table, (ctypes.c_void_p * len(addresses))(*addresses),
-                   ctypes.sizeof(ctypes.c_void_p) * len(addresses))
-    return address, SplitProgram(engine_a, engine_b, names, table)
+    slots = (ctypes.c_void_p * len(names))()
+    for group, (_, addresses) in zip(groups, results):
+        for name, a in zip(group, addresses):
+            slots[index[name]] = a
+    ctypes.memmove(table, slots, ctypes.sizeof(ctypes.c_void_p) * len(names))
+    engines = [engine_a] + [engine for engine, _ in results]
+    return address, SplitProgram(engines, names, table)

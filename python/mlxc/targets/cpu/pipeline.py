@@ -181,6 +181,11 @@ def lower_stage():
              "(the schedules unrolled what pays; LLVM unrolling the rest cost compile time)",
              only_with("scf.for")),
         mlir_pass("convert-scf-to-cf", "structured control flow to branches"),
+        Pass("mlxc-loop-annotations", (), (),
+             "the loop hints convert-scf-to-cf put on back edges under the name of "
+             "llvm.br's own loop_annotation, the one LLVM IR's llvm.loop metadata is made "
+             "from (the conversion to the LLVM dialect copies cf.br's attributes)",
+             only_with("scf.for")),
         Pass("mlxc-complex-mul-fma", (), (),
              "complex products with XLA's fused multiply-adds; before the lowering below",
              only_with("complex.")),
@@ -260,10 +265,6 @@ def llvm_stage():
              "bf16/f16 values that are only moved (loads, stores, element moves, shuffles) "
              "move as i16 (x86's backend aborts on a vector<9xbf16> load)",
              only_with(types=("bf16", "f16"))),
-        Pass("mlxc-loop-annotations", (), (),
-             "the loop hints convert-scf-to-cf put on back edges as llvm.br's own "
-             "loop_annotation, the one LLVM IR's llvm.loop metadata is made from",
-             only_with("cf.br")),
         *([Pass("mlxc-clone-into-parallel-regions", (), (),
                 "constants and memref descriptors recomputed inside each parallel region: "
                 "LLVM's outlining then passes only pointers, and folds sizes and strides",

@@ -63,3 +63,23 @@ func.func @canonical(%a: tensor<4x8x16xf32>, %b: tensor<4x16x32xf32>) -> tensor<
   %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x8x16xf32>, tensor<4x16x32xf32>) -> tensor<4x8x32xf32>
   return %0 : tensor<4x8x32xf32>
 }
+
+// -----
+
+// Attention's p @ v as einsum('bhqk,bkhd->bqhd'): the dot computes [b, h, d, q] and
+// its one user transposes that to [b, q, h, d]. Swapped, it computes [b, h, q, d]
+// from p as it is and v moved by whole rows ([b, k, h, d] -> [b, h, k, d]); the
+// transpose back to [b, h, d, q] folds into the user's (canonicalization).
+// CHECK-LABEL: func.func @swapped_for_its_user
+// CHECK-DAG: %[[V:.*]] = stablehlo.transpose %arg1, dims = [0, 2, 1, 3] : (tensor<2x64x2x32xf32>) -> tensor<2x2x64x32xf32>
+// CHECK-DAG: %[[P:.*]] = stablehlo.reshape %arg0 : (tensor<2x2x16x64xf32>) -> tensor<4x16x64xf32>
+// CHECK-DAG: %[[VR:.*]] = stablehlo.reshape %[[V]] : (tensor<2x2x64x32xf32>) -> tensor<4x64x32xf32>
+// CHECK: %[[D:.*]] = stablehlo.dot_general %[[P]], %[[VR]], batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x16x64xf32>, tensor<4x64x32xf32>) -> tensor<4x16x32xf32>
+// CHECK: %[[R:.*]] = stablehlo.reshape %[[D]] : (tensor<4x16x32xf32>) -> tensor<2x2x16x32xf32>
+// CHECK: %[[B:.*]] = stablehlo.transpose %[[R]], dims = [0, 1, 3, 2] : (tensor<2x2x16x32xf32>) -> tensor<2x2x32x16xf32>
+// CHECK: stablehlo.transpose %[[B]], dims = [0, 3, 1, 2]
+func.func @swapped_for_its_user(%p: tensor<2x2x16x64xf32>, %v: tensor<2x64x2x32xf32>) -> tensor<2x16x2x32xf32> {
+  %0 = stablehlo.dot_general %v, %p, batching_dims = [0, 2] x [0, 1], contracting_dims = [1] x [3] : (tensor<2x64x2x32xf32>, tensor<2x2x16x64xf32>) -> tensor<2x2x32x16xf32>
+  %1 = stablehlo.transpose %0, dims = [0, 3, 1, 2] : (tensor<2x2x32x16xf32>) -> tensor<2x16x2x32xf32>
+  return %1 : tensor<2x16x2x32xf32>
+}

@@ -253,6 +253,23 @@ def test_transpose_tiles(shape, perm, tile):
     else:
         assert tile in tiles, tiles
 
+@pytest.mark.parametrize("shape,perm", [((64, 128), (1, 0)), ((4, 128, 64), (0, 2, 1)),
+                                        ((6, 40, 24), (1, 2, 0)), ((16, 100), (1, 0))])
+def test_elementwise_with_a_transposed_operand(shape, perm):
+    """`x + y.T` (an MLP-mixer's token mixing, a residual around a transposed branch)
+    reads y along another loop than x and the result: 8x8 register tiles transposed in
+    registers, as a transpose gets, where a vector along x's rows read y one element at
+    a time (64 scalar loads for each 64-lane vector), and the values match JAX."""
+    rng = np.random.default_rng(16)
+    y = _f(rng, *shape)
+    x = _f(rng, *[shape[p] for p in perm])
+    fn = lambda x, y: x * 2.0 + jnp.transpose(y, perm)  # noqa: E731
+    _check(fn, x, y)
+    fused = mlxc.lower(jax.export.export(jax.jit(fn))(x, y).mlir_module(), stop_after="fuse")
+    tiles = {t for t in re.findall(r"vector<(\d+)x(\d+)xf32>", fused)}
+    assert any(int(a) > 1 and int(b) > 1 for a, b in tiles), tiles
+
+
 @pytest.mark.parametrize("shape", [(300, 512), (7, 768), (50, 3, 1000)])
 def test_column_reductions(shape):
     # Vectors of up to 256 lanes along the contiguous (parallel) dimension, carried
@@ -287,3 +304,20 @@ def test_boolean_masks_read_once_per_vector():
     fused = mlxc.lower(jax.export.export(jax.jit(lambda x, r: jnp.where(r[:, None], x, -1.0)))(
         x, rows).mlir_module(), stop_after="fuse")
     assert "vector<64xf32>" in fused
+
+
+def test_rolled_loops_reach_llvm_ir_as_loop_metadata():
+    """mlxc-rolled-loops marks the loops around vector code `unroll.disable`; that hint
+    must survive to LLVM IR's llvm.loop metadata (renamed on the cf.br by
+    mlxc-loop-annotations, it becomes llvm.br's own attribute), or LLVM unrolls them
+    again and compiles several times the code."""
+    from mlxc._mlir import ir, new_context, translate_module_to_llvmir
+
+    rng = np.random.default_rng(17)
+    x = _f(rng, 64, 1000)
+    text = jax.export.export(jax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0))(x).mlir_module()
+    lowered = mlxc.lower(text)
+    with new_context():
+        llvm_ir = translate_module_to_llvmir(ir.Module.parse(lowered).operation)
+    assert "llvm.loop.unroll.disable" in llvm_ir
+    assert "{llvm.loop_annotation = " not in lowered

@@ -15,6 +15,16 @@ collapsed by a reshape: `[b.., m.., k..] x [b.., k.., n..]` becomes `[B, M, K] x
 kind are already adjacent and in order is only reshaped, wherever the groups lie
 (`[n1, n2, k]` stays a transposed `[N, K]`, which the layout pass and the kernel
 handle); otherwise it is transposed into `[b.., m.., k..]` / `[b.., k.., n..]` first.
+
+Which operand is the lhs is chosen too, as XLA chooses a dot's output layout: the
+product computes `[b.., m.., n..]` or, swapped, `[b.., n.., m..]`, and when its one user
+is a transpose the two transposes fold into one. Each way is costed by the elements its
+transposes move, one that moves the innermost dimension (an element-by-element shuffle,
+8x8 register tiles and a fifth of a decoder layer's LLVM time) costing four times one
+that copies whole rows, and the cheaper way is built: attention's `p @ v` written as
+`einsum('bhqk,bkhd->bqhd')` computes `[b, h, q, d]` from p and v moved by rows, where
+`[b, h, d, q]` needed v and p transposed and the result transposed back, all three
+shuffles.
 """
 
 from __future__ import annotations
@@ -71,12 +81,31 @@ def _eligible(op) -> bool:
             rhs - len(dims["batch"][1]) - len(dims["contracting"][1]) > 1)
 
 
-def _collapse(value, groups: dict, canonical: list[str]):
-    """`value` with each kind's dimensions as one: reshaped when they are adjacent,
-    transposed into the `canonical` order of kinds first when not. Returns the new
-    value and the position of each kind's dimension in it."""
-    if not _adjacent(groups):
-        perm = [d for kind in canonical for d in groups[kind]]
+_ROW_COPY = 1  # cost per element of a transpose that keeps the innermost dimension
+_SHUFFLE = 4   # one that moves it
+
+
+def _transpose_cost(shape, perm) -> int:
+    if list(perm) == list(range(len(perm))):
+        return 0
+    return _product(shape, range(len(shape))) * (
+        _ROW_COPY if perm[-1] == len(perm) - 1 else _SHUFFLE)
+
+
+def _operand_perm(value, groups: dict, side: int) -> list[int]:
+    """Where `value`'s kinds are not adjacent: the permutation into [b, f, c] (lhs)
+    or [b, c, f] (rhs); the identity otherwise."""
+    rank = ir.RankedTensorType(value.type).rank
+    if _adjacent(groups):
+        return list(range(rank))
+    return [d for kind in (("b", "f", "c") if side == 0 else ("b", "c", "f"))
+            for d in groups[kind]]
+
+
+def _collapse(value, groups: dict, perm: list[int]):
+    """`value` transposed by `perm`, then each kind's dimensions reshaped into one.
+    Returns the new value and the position of each kind's dimension in it."""
+    if perm != list(range(len(perm))):
         value = irutil.transpose(value, perm)
         where = {d: i for i, d in enumerate(perm)}
         groups = {kind: [where[d] for d in g] for kind, g in groups.items()}
@@ -86,18 +115,54 @@ def _collapse(value, groups: dict, canonical: list[str]):
     return value, {k: i for i, k in enumerate(kinds)}
 
 
-def _rewrite(op) -> None:
-    dims = _dims(op)
-    dims = {"batch": dims["batch"], "contracting": _in_lhs_order(dims["contracting"])}
-    lhs, rhs = op.operands[0], op.operands[1]
-    result_type = ir.RankedTensorType(op.result.type)
-    attrs = {name: op.attributes[name] for name in op.attributes}
+def _one_transpose_user(op):
+    uses = list(op.result.uses)
+    if len(uses) == 1 and uses[0].owner.name == "stablehlo.transpose":
+        return uses[0].owner
+    return None
 
-    def build():
-        new_lhs, lpos = _collapse(lhs, _groups(dims, 0, ir.RankedTensorType(lhs.type).rank),
-                                  ["b", "f", "c"])
-        new_rhs, rpos = _collapse(rhs, _groups(dims, 1, ir.RankedTensorType(rhs.type).rank),
-                                  ["b", "c", "f"])
+
+class _Way:
+    """One way to build the product: operands in order, their dimension groups and
+    transposes, and the permutation from what it computes to `[b.., m.., n..]`."""
+
+    def __init__(self, op, swap: bool):
+        dims = _dims(op)
+        lhs, rhs = op.operands[0], op.operands[1]
+        batch, contracting = dims["batch"], dims["contracting"]
+        if swap:
+            lhs, rhs = rhs, lhs
+            batch, contracting = batch[::-1], contracting[::-1]
+        self.dims = {"batch": batch, "contracting": _in_lhs_order(contracting)}
+        self.operands = [lhs, rhs]
+        self.swap = swap
+        self.groups = [_groups(self.dims, side, ir.RankedTensorType(v.type).rank)
+                       for side, v in enumerate(self.operands)]
+        shapes = [list(ir.RankedTensorType(v.type).shape) for v in self.operands]
+        self.perms = [_operand_perm(v, g, side)
+                      for side, (v, g) in enumerate(zip(self.operands, self.groups))]
+        out = list(ir.RankedTensorType(op.result.type).shape)
+        nb = len(batch[0])
+        nm = len(self.groups[1]["f"]) if swap else len(self.groups[0]["f"])
+        nn = len(out) - nb - nm
+        if swap:  # computes [b.., n.., m..]
+            self.shape = out[:nb] + out[nb + nm:] + out[nb:nb + nm]
+            self.back = list(range(nb)) + [nb + nn + i for i in range(nm)] + \
+                [nb + i for i in range(nn)]
+        else:
+            self.shape, self.back = out, list(range(len(out)))
+        self.cost = sum(_transpose_cost(sh, p) for sh, p in zip(shapes, self.perms))
+        user = _one_transpose_user(op)
+        if user is not None:  # the user's transpose, folded with `back`
+            user_perm = list(ir.DenseI64ArrayAttr(user.attributes["permutation"]))
+            self.cost += _transpose_cost(self.shape, [self.back[p] for p in user_perm])
+        else:
+            self.cost += _transpose_cost(self.shape, self.back)
+
+    def build(self, op, attrs: dict):
+        result_type = ir.RankedTensorType(op.result.type)
+        new_lhs, lpos = _collapse(self.operands[0], self.groups[0], self.perms[0])
+        new_rhs, rpos = _collapse(self.operands[1], self.groups[1], self.perms[1])
         lt, rt = ir.RankedTensorType(new_lhs.type), ir.RankedTensorType(new_rhs.type)
         shape = [lt.shape[lpos[k]] for k in ("b", "f") if k in lpos]
         if "f" in rpos:
@@ -108,9 +173,21 @@ def _rewrite(op) -> None:
         dot = ir.Operation.create(
             "stablehlo.dot_general", operands=[new_lhs, new_rhs], attributes=attrs,
             results=[ir.RankedTensorType.get(shape, result_type.element_type)]).result
-        return irutil.reshape(dot, result_type.shape)
+        return irutil.transpose(irutil.reshape(dot, self.shape), self.back)
 
-    irutil.replace_op(op, build)
+
+def _rewrite(op) -> None:
+    way = _Way(op, False)
+    if _one_transpose_user(op) is not None and "algorithm" not in op.attributes:
+        # (An algorithm names the lhs's and the rhs's precisions: not swapped.)
+        swapped = _Way(op, True)
+        if swapped.cost < way.cost:
+            way = swapped
+    attrs = {name: op.attributes[name] for name in op.attributes}
+    if way.swap and "precision_config" in attrs:  # one per operand: they follow them
+        attrs["precision_config"] = ir.ArrayAttr.get(
+            list(ir.ArrayAttr(attrs["precision_config"]))[::-1])
+    irutil.replace_op(op, lambda: way.build(op, attrs))
 
 
 def run(module) -> None:
@@ -122,6 +199,6 @@ PASS = PythonPass(
     argument="mlxc-canonical-dot-general",
     summary="dot_general with at most one batch, free (per operand) and contracting "
             "dimension: the others collapsed into them by reshapes (transposed first "
-            "when not adjacent)",
+            "when not adjacent, the operands swapped when that moves fewer elements)",
     run=run,
 )

@@ -212,19 +212,35 @@ def _vector_dim(op, ranges: list[int]) -> int:
     return best
 
 
+def _transposed_loop(amap, t, dim: int) -> Optional[int]:
+    """The loop along an operand's contiguous (last) dimension, if that is a plain loop
+    of more than one element other than `dim`, and the operand is read along `dim` too
+    (one that is not, `max[:, None]` in `x - max[:, None]`, is a broadcast along the
+    vector, not a transpose)."""
+    shape = _static_shape(t) or []
+    if not amap.results or not shape or shape[-1] == 1:
+        return None
+    last = amap.results[len(amap.results) - 1]
+    if not isinstance(last, ir.AffineDimExpr) or last.position == dim:
+        return None
+    along = any(isinstance(e, ir.AffineDimExpr) and e.position == dim for e in amap.results)
+    return last.position if along else None
+
+
 def _transposed_dim(op, ranges: list[int], dim: int) -> Optional[int]:
-    """For an op that writes along another loop than it reads (a transpose), the loop
-    along the result's contiguous dimension, when both loops can be tiled by
-    _transpose_tile and every element is 32 bits (one register holds a tile row)."""
+    """For an op that reads or writes one operand along another loop than `dim` (a
+    transpose, or an elementwise op with a transposed operand: `x + y.T`), the loop
+    along that operand's contiguous dimension, when both loops can be tiled by
+    _transpose_tile and every element is 32 bits (one register holds a tile row).
+    The result's loop first; else the first input's that differs."""
     if op.name != "linalg.generic" or len(op.results) != 1 or \
             any(it != "parallel" for it in _iterators(op)):
         return None
     maps = [ir.AffineMapAttr(a).value for a in op.attributes["indexing_maps"]]
-    out_map, out_type = maps[-1], op.operands[len(op.operands) - 1].type
-    if not out_map.results or not isinstance(out_map.results[-1], ir.AffineDimExpr):
-        return None
-    out_dim = out_map.results[-1].position
-    if out_dim == dim:
+    out_type = op.operands[len(op.operands) - 1].type
+    loops = [_transposed_loop(m, v.type, dim) for m, v in zip(maps, op.operands)]
+    out_dim = next((d for d in [loops[-1]] + loops[:-1] if d is not None), None)
+    if out_dim is None:
         return None
     sides = [_transpose_tile(ranges[d]) for d in (dim, out_dim)]
     # At least one side of 8: two odd sides (4 x 4, 4 x 500) ran slower than one vector.

@@ -17,6 +17,8 @@ import ctypes
 import functools
 import math
 import os
+import sys
+import threading
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -103,8 +105,19 @@ def check_count(sig: Signature, args: tuple) -> None:
                         + hint)
 
 
+# Results at least this large are made in memory the executable keeps (see Executable).
+POOLED_RESULT_BYTES = 16 << 10
+
+
 class Executable:
-    """Call with one array per input; returns an array, or a tuple for several results."""
+    """Call with one array per input; returns an array, or a tuple for several results.
+
+    A result of POOLED_RESULT_BYTES or more is a view of a buffer the executable keeps:
+    once the caller has dropped every array that holds it (each holds its base), the
+    next call writes its result there, as XLA's allocator hands a freed buffer to the
+    next computation. Memory that numpy had to fault in afresh on every call cost an
+    optimizer step over 6 MB of parameters 750 page faults, 1.5 ms of its 2.3.
+    """
 
     def __init__(self, signature: Signature, address: int, *, packed: bool,
                  keepalive: Any = None, stats: Optional[dict] = None,
@@ -124,8 +137,12 @@ class Executable:
         # the dtype's address can be taken through the buffer protocol).
         self._plan = [(i, t, dt, t.shape, _exports_buffer(dt))
                       for i, (t, dt) in enumerate(zip(signature.inputs, self._in_dtypes))]
-        self._out_plan = [(shape, dt, _exports_buffer(dt) and math.prod(shape) > 0)
+        self._out_plan = [(shape, dt, _exports_buffer(dt) and math.prod(shape) > 0,
+                           math.prod(shape) * dt.itemsize)
                           for shape, dt in self._out]
+        self._pooled = any(n >= POOLED_RESULT_BYTES for *_, n in self._out_plan)
+        self._pool: list = [None] * len(self._out_plan)
+        self._pool_lock = threading.Lock()
         self._call = self._make_call(address, packed)
 
     def _make_call(self, address: int, packed: bool) -> Callable[[Any], None]:
@@ -160,16 +177,30 @@ class Executable:
                 a = coerce(a, spec, i, dt)
             arrays.append(a)
             addresses.append(_address(a) if exports else a.ctypes.data)
-        outputs = []
-        for shape, dt, exports in self._out_plan:
-            o = np.empty(shape, dt)
-            outputs.append(o)
+        outputs = self._results() if self._pooled else [
+            np.empty(shape, dt) for shape, dt, _, _ in self._out_plan]
+        for o, (_, _, exports, _) in zip(outputs, self._out_plan):
             addresses.append(_c_char_at(o) if exports else o.ctypes.data)
         buffers = self._buffers_type(*addresses)
         self._call(buffers)
         if len(outputs) == 1:
             return outputs[0]
         return tuple(outputs)
+
+    def _results(self) -> list:
+        """This call's result arrays, the large ones in kept buffers nothing else holds
+        (see the class): a kept buffer referred to only by the pool (and by getrefcount's
+        argument) is free. The lock keeps two threads' calls from taking the same one."""
+        pool, out = self._pool, []
+        with self._pool_lock:
+            for k, (shape, dt, _, nbytes) in enumerate(self._out_plan):
+                if nbytes < POOLED_RESULT_BYTES:
+                    out.append(np.empty(shape, dt))
+                    continue
+                if pool[k] is None or sys.getrefcount(pool[k]) > 2:
+                    pool[k] = np.empty(nbytes, np.uint8)
+                out.append(pool[k].view(dt).reshape(shape))
+        return out
 
     def save(self, path) -> None:
         """Write this program as an artifact: one shared library that `mlxc.load(path)`

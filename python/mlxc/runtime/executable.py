@@ -105,8 +105,10 @@ def check_count(sig: Signature, args: tuple) -> None:
                         + hint)
 
 
-# Results at least this large are made in memory the executable keeps (see Executable).
-POOLED_RESULT_BYTES = 16 << 10
+# Results at least this large are made in memory the executable keeps (see Executable):
+# glibc's default mmap threshold, below which numpy's memory comes from a heap glibc
+# keeps, and a kept buffer's bookkeeping (2 us a call) would cost more than it saves.
+POOLED_RESULT_BYTES = 128 << 10
 
 
 class Executable:

@@ -166,3 +166,12 @@ def test_errors_are_judged_at_the_coarsest_type_computed_in():
     near = np.array([266271.8125 - 15777.6845703125j]), np.array([266271.8125 - 15777.5576171875j])
     assert judge.compare(*near, 66, 266271.8) is not None
     assert judge.compare(*near, 66, 266271.8, judge.coarsest_eps(p)) is None
+
+
+def test_reproducers_of_fp8_programs_read_their_inputs(tmp_path):
+    """lowp/16804 converts f8E5M2 to ui8: numpy saved its fp8 inputs with a descriptor
+    ('<f1') it cannot read back, so the reproducer failed before it ran the program."""
+    case = FuzzCase("lowp/16804", "lowp", 16804)
+    script = run.save(case.to_program(), case, ("pass", ""), str(tmp_path))
+    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0 and ran.stdout.strip() == "pass", ran.stdout + ran.stderr

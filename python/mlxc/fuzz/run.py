@@ -95,6 +95,17 @@ def shrink_and_save(case: FuzzCase, result, out_dir: str, jobs: int = 2,
     return save(program, case, final, out_dir)
 
 
+def _raw(a):
+    """An ml_dtypes array (bf16, fp8, int4, ...) as unsigned integers of its width: numpy
+    saves fp8 with a descriptor ('<f1') it cannot read back; the script views them."""
+    import numpy as np
+
+    a = np.asarray(a)
+    if a.dtype.type.__module__.startswith("ml_dtypes"):
+        return a.view(f"u{a.dtype.itemsize}")
+    return a
+
+
 def save(program: Program, case: FuzzCase, verdict: tuple[str, str], out_dir: str) -> str:
     import numpy as np
 
@@ -110,13 +121,13 @@ def save(program: Program, case: FuzzCase, verdict: tuple[str, str], out_dir: st
     try:
         text, expected, meta["scale"] = reference(program, inputs)
         meta["expected_dtypes"] = [np.asarray(e).dtype.name for e in expected]
-        np.savez(name + ".expected.npz", *expected)
+        np.savez(name + ".expected.npz", *[_raw(e) for e in expected])
     except Exception as e:  # the reference refuses the shrunk program: keep the JSON
         text = f"// no module: {e}\n"
     with open(name + ".mlir", "w") as f:
         f.write(text)
     meta["input_dtypes"] = [a.dtype.name for a in inputs]
-    np.savez(name + ".npz", *inputs)  # ml_dtypes arrays as raw bytes: see the script
+    np.savez(name + ".npz", *[_raw(a) for a in inputs])
     with open(name + ".json", "w") as f:
         json.dump(meta, f, indent=1)
     with open(name + ".py", "w") as f:

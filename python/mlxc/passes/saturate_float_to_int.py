@@ -3,7 +3,8 @@
 StableHLO leaves out-of-range float-to-integer conversion implementation-defined and
 `stablehlo-legalize-to-linalg` emits `fptosi`/`fptoui`, which wrap or give poison
 (-4.6 to ui8 becomes 251). XLA, and so JAX, clamps to the integer range and maps NaN to
-0. We wrap each such convert in selects that do the same.
+0. We wrap each such convert in selects that do the same, from every float type: the
+fp8/fp6/fp4 ones too (f8E5M2 -1.75 to ui8 was 254, fuzz case lowp/16804).
 """
 
 from __future__ import annotations
@@ -15,10 +16,19 @@ import numpy as np
 
 from .. import irutil
 from .._mlir import ir
+from ..runtime import dtypes
 from . import PythonPass
 
-_FLOAT_MAX = {"f16": float(np.finfo(np.float16).max), "bf16": float(ml_dtypes.finfo(ml_dtypes.bfloat16).max),
-              "f32": float(np.finfo(np.float32).max), "f64": float(np.finfo(np.float64).max)}
+
+def _float_range(float_name: str) -> tuple[float, bool, bool]:
+    """The largest finite value of a float type, whether it has infinities, and
+    whether it has negative values (f8E8M0FNU, a scale, has none)."""
+    dt = dtypes.to_numpy(float_name)
+    info = np.finfo(dt) if dt.kind == "f" and dt.type.__module__ == "numpy" else ml_dtypes.finfo(dt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        has_inf = bool(np.isinf(np.array(np.inf).astype(dt)))
+        negative = bool(np.array(-1.0).astype(dt).astype(np.float64) < 0)
+    return float(info.max), has_inf, negative
 
 
 def _splat(tensor_type: ir.RankedTensorType, element: ir.Type, value) -> ir.Value:
@@ -46,10 +56,16 @@ def _select(pred, on_true, on_false) -> ir.Value:
                                operands=[pred, on_true, on_false]).result
 
 
-def _bound(value: float, float_name: str) -> float:
-    """`value` (a power of two) in the float type, or an infinity past its range."""
-    limit = _FLOAT_MAX[float_name]
-    return value if abs(value) <= limit else math.copysign(math.inf, value)
+def _bound(value: float, float_name: str):
+    """`value` (a power of two) in the float type; past its range an infinity, or None
+    where no value of the type reaches the bound (nothing to clamp): a type without
+    infinities, or a negative bound of a type without negative values."""
+    limit, has_inf, negative = _float_range(float_name)
+    if value < 0 and not negative:
+        return None
+    if abs(value) <= limit:
+        return value
+    return math.copysign(math.inf, value) if has_inf else None
 
 
 def _saturate(op) -> None:
@@ -64,12 +80,18 @@ def _saturate(op) -> None:
     x = op.operands[0]
     bool_type = ir.RankedTensorType.get(src.shape, ir.IntegerType.get_signless(1))
     users = [(use.owner, use.operand_number) for use in op.result.uses]
+    high, low = _bound(hi, str(ftype)), _bound(lo, str(ftype))
     with ir.InsertionPoint.after(op), op.location:
-        too_big = _compare("GE", x, _splat(src, ftype, _bound(hi, str(ftype))), bool_type)
-        too_small = _compare("LT", x, _splat(src, ftype, _bound(lo, str(ftype))), bool_type)
+        r = op.result
+        if high is not None:
+            too_big = _compare("GE", x, _splat(src, ftype, high), bool_type)
+            r = _select(too_big, _splat(dst, itype, int_max), r)
+        if low is not None:
+            # Past the type's range the bound is -inf, which only -inf reaches: <=.
+            too_small = _compare("LE" if math.isinf(low) else "LT", x,
+                                 _splat(src, ftype, low), bool_type)
+            r = _select(too_small, _splat(dst, itype, int_min), r)
         is_nan = _compare("NE", x, x, bool_type)
-        r = _select(too_big, _splat(dst, itype, int_max), op.result)
-        r = _select(too_small, _splat(dst, itype, int_min), r)
         r = _select(is_nan, _splat(dst, itype, 0), r)
     for owner, index in users:
         owner.operands[index] = r
@@ -82,7 +104,8 @@ def run(module) -> None:
             continue
         src = ir.RankedTensorType(op.operands[0].type).element_type
         dst = ir.RankedTensorType(op.result.type).element_type
-        if str(src) in _FLOAT_MAX and isinstance(dst, ir.IntegerType) and ir.IntegerType(dst).width > 1:
+        if isinstance(src, ir.FloatType) and dtypes.is_supported(str(src)) and \
+                isinstance(dst, ir.IntegerType) and ir.IntegerType(dst).width > 1:
             targets.append(op)
     for op in targets:
         _saturate(op)

@@ -45,3 +45,26 @@ func.func @untouched(%a: tensor<3xi32>, %x: tensor<3xf32>) -> (tensor<3xi8>, ten
   %2 = stablehlo.convert %a : (tensor<3xi32>) -> tensor<3xf32>
   return %0, %1, %2 : tensor<3xi8>, tensor<3xi1>, tensor<3xf32>
 }
+
+// -----
+
+// fp8 converts saturate too (fuzz case lowp/16804). f8E4M3FN reaches neither bound of
+// i32 (its largest value is 448) and has no infinities: only NaN is mapped. To ui8 its
+// negative values clamp at 0 and 256 is a bound it can hold.
+// CHECK-LABEL: func.func @f8_to_i32
+// CHECK-NOT: compare GE
+// CHECK-NOT: compare LT
+// CHECK: stablehlo.compare NE
+// CHECK-LABEL: func.func @f8_to_ui8
+// CHECK-DAG: stablehlo.constant dense<2.560000e+02> : tensor<3xf8E4M3FN>
+// CHECK-DAG: stablehlo.compare GE
+// CHECK-DAG: stablehlo.compare LT
+// CHECK-DAG: stablehlo.compare NE
+func.func @f8_to_i32(%x: tensor<3xf8E4M3FN>) -> tensor<3xi32> {
+  %0 = stablehlo.convert %x : (tensor<3xf8E4M3FN>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+func.func @f8_to_ui8(%x: tensor<3xf8E4M3FN>) -> tensor<3xui8> {
+  %0 = stablehlo.convert %x : (tensor<3xf8E4M3FN>) -> tensor<3xui8>
+  return %0 : tensor<3xui8>
+}

@@ -82,16 +82,19 @@ def _saturate(op) -> None:
     users = [(use.owner, use.operand_number) for use in op.result.uses]
     high, low = _bound(hi, str(ftype)), _bound(lo, str(ftype))
     with ir.InsertionPoint.after(op), op.location:
-        r = op.result
+        too_big = too_small = None
         if high is not None:
             too_big = _compare("GE", x, _splat(src, ftype, high), bool_type)
-            r = _select(too_big, _splat(dst, itype, int_max), r)
         if low is not None:
             # Past the type's range the bound is -inf, which only -inf reaches: <=.
             too_small = _compare("LE" if math.isinf(low) else "LT", x,
                                  _splat(src, ftype, low), bool_type)
-            r = _select(too_small, _splat(dst, itype, int_min), r)
         is_nan = _compare("NE", x, x, bool_type)
+        r = op.result
+        if too_big is not None:
+            r = _select(too_big, _splat(dst, itype, int_max), r)
+        if too_small is not None:
+            r = _select(too_small, _splat(dst, itype, int_min), r)
         r = _select(is_nan, _splat(dst, itype, 0), r)
     for owner, index in users:
         owner.operands[index] = r

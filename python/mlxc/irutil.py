@@ -120,6 +120,24 @@ def outermost(root, keep) -> list:
     return found
 
 
+def op_names(root, itself: bool = True) -> frozenset:
+    """The names of the ops in `root` (`root`'s own with `itself`): one walk that reads
+    nothing else."""
+    names: set = set()
+    add, advance = names.add, ir.WalkResult.ADVANCE
+    skip = [not itself]
+
+    def visit(op):
+        if skip[0]:
+            skip[0] = False  # root, visited first
+        else:
+            add(op.name)
+        return advance
+
+    as_operation(root).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return frozenset(names)
+
+
 def count_ops(root) -> int:
     """How many ops `root` holds, itself included."""
     n = 0

@@ -96,7 +96,7 @@ def test_conditional_passes_are_listed_and_marked():
     assert runner.active_passes(stage, set()) == stage.passes
 
 
-def _one_run(text: str, skip: bool, seen: dict):
+def _one_run(text: str, skip: bool, seen: dict, monkeypatch):
     """The module after every stage run in one run_stages call (so each stage starts
     from what the one before it checked), and the passes each stage ran into `seen`."""
     original = runner.active_passes
@@ -106,19 +106,16 @@ def _one_run(text: str, skip: bool, seen: dict):
         seen[stage.name] = {p.name for p in active}
         return active
 
-    with new_context() as ctx, ir.Location.unknown():
+    with monkeypatch.context() as patch, new_context() as ctx, ir.Location.unknown():
+        patch.setattr(runner, "active_passes", recording)
         module = ir.Module.parse(text, context=ctx)
-        runner.active_passes = recording
-        try:
-            runner.run_stages(module, mlxc.pipeline("cpu").stages, options=runner.RunOptions(
-                verify_each=False, skip_idle_passes=skip))
-        finally:
-            runner.active_passes = original
+        runner.run_stages(module, mlxc.pipeline("cpu").stages, options=runner.RunOptions(
+            verify_each=False, skip_idle_passes=skip))
         return str(module)
 
 
 @pytest.mark.parametrize("name", ["plain", "bf16"])
-def test_element_types_carry_past_a_contract_that_does_not_read_them(name):
+def test_element_types_carry_past_a_contract_that_does_not_read_them(name, monkeypatch):
     """The lower stage's contract reads no types; the llvm stage still knows the
     bufferize stage's, so an f32 program skips the bf16/f16 move rewriting (a walk of
     every LLVM op, a sixth of a decoder's compile) and a bf16 program runs it; either
@@ -126,6 +123,6 @@ def test_element_types_carry_past_a_contract_that_does_not_read_them(name):
     fn, x = _PROGRAMS[name]
     text, _, _ = export_program(fn, x)
     seen: dict = {}
-    skipped = _one_run(text, True, seen)
+    skipped = _one_run(text, True, seen, monkeypatch)
     assert ("mlxc-small-float-moves" in seen["llvm"]) == (name == "bf16"), seen["llvm"]
-    assert skipped == _one_run(text, False, {})
+    assert skipped == _one_run(text, False, {}, monkeypatch)

@@ -1,8 +1,11 @@
 """LLVM code generation on two threads (targets/cpu/parallel_jit.py): a large program's
-kernels compiled as several modules on two threads gives the results of the program compiled whole, in
-the JIT and in a saved artifact; failures are CompileErrors."""
+kernels compiled as several modules on two threads give the results of the program
+compiled whole, in the JIT and in a saved artifact; failures are CompileErrors."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -109,8 +112,6 @@ def test_whichever_thread_compiles_a_chunk_fills_its_slots(chunks, late, monkeyp
     thread compiles all of them after module A; with this thread held back (a slow
     module A), the worker does. Either way every kernel's slot of the table holds its
     own address, and the results are those of the program compiled whole."""
-    import time
-
     monkeypatch.setattr(parallel_jit, "CHUNKS", chunks)
     if late == "worker":
         original = parallel_jit._worker_chunks
@@ -121,10 +122,10 @@ def test_whichever_thread_compiles_a_chunk_fills_its_slots(chunks, late, monkeyp
         monkeypatch.setattr(parallel_jit, "_worker_chunks", late_worker)
     else:
         original = parallel_jit._compile_chunks
-        main = __import__("threading").get_ident()
+        main = threading.get_ident()
 
         def late_main(*args):
-            if __import__("threading").get_ident() == main:
+            if threading.get_ident() == main:
                 time.sleep(1.0)
             return original(*args)
         monkeypatch.setattr(parallel_jit, "_compile_chunks", late_main)

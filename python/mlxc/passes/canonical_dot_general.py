@@ -133,10 +133,10 @@ class _Way:
         if swap:
             lhs, rhs = rhs, lhs
             batch, contracting = batch[::-1], contracting[::-1]
-        self.dims = {"batch": batch, "contracting": _in_lhs_order(contracting)}
+        dims = {"batch": batch, "contracting": _in_lhs_order(contracting)}
         self.operands = [lhs, rhs]
         self.swap = swap
-        self.groups = [_groups(self.dims, side, ir.RankedTensorType(v.type).rank)
+        self.groups = [_groups(dims, side, ir.RankedTensorType(v.type).rank)
                        for side, v in enumerate(self.operands)]
         shapes = [list(ir.RankedTensorType(v.type).shape) for v in self.operands]
         self.perms = [_operand_perm(v, g, side)

@@ -24,7 +24,7 @@ def _float_range(float_name: str) -> tuple[float, bool, bool]:
     """The largest finite value of a float type, whether it has infinities, and
     whether it has negative values (f8E8M0FNU, a scale, has none)."""
     dt = dtypes.to_numpy(float_name)
-    info = np.finfo(dt) if dt.kind == "f" and dt.type.__module__ == "numpy" else ml_dtypes.finfo(dt)
+    info = ml_dtypes.finfo(dt)  # numpy's own float types too
     with np.errstate(over="ignore", invalid="ignore"):
         has_inf = bool(np.isinf(np.array(np.inf).astype(dt)))
         negative = bool(np.array(-1.0).astype(dt).astype(np.float64) < 0)
@@ -56,11 +56,12 @@ def _select(pred, on_true, on_false) -> ir.Value:
                                operands=[pred, on_true, on_false]).result
 
 
-def _bound(value: float, float_name: str):
-    """`value` (a power of two) in the float type; past its range an infinity, or None
-    where no value of the type reaches the bound (nothing to clamp): a type without
-    infinities, or a negative bound of a type without negative values."""
-    limit, has_inf, negative = _float_range(float_name)
+def _bound(value: float, float_range: tuple[float, bool, bool]):
+    """`value` (a power of two) in the float type of `float_range` (_float_range); past
+    its range an infinity, or None where no value of the type reaches the bound (nothing
+    to clamp): a type without infinities, or a negative bound of a type without negative
+    values."""
+    limit, has_inf, negative = float_range
     if value < 0 and not negative:
         return None
     if abs(value) <= limit:
@@ -80,7 +81,8 @@ def _saturate(op) -> None:
     x = op.operands[0]
     bool_type = ir.RankedTensorType.get(src.shape, ir.IntegerType.get_signless(1))
     users = [(use.owner, use.operand_number) for use in op.result.uses]
-    high, low = _bound(hi, str(ftype)), _bound(lo, str(ftype))
+    float_range = _float_range(str(ftype))
+    high, low = _bound(hi, float_range), _bound(lo, float_range)
     with ir.InsertionPoint.after(op), op.location:
         too_big = too_small = None
         if high is not None:

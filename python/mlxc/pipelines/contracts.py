@@ -70,20 +70,7 @@ class _Scan:
     @property
     def kinds(self) -> frozenset:
         if self._kinds is None:
-            names: set = set()
-            add, advance = names.add, ir.WalkResult.ADVANCE
-            root = irutil.as_operation(self._module)
-            first = [True]
-
-            def visit(op):
-                if first[0]:
-                    first[0] = False  # the module itself
-                else:
-                    add(op.name)
-                return advance
-
-            root.walk(visit, ir.WalkOrder.PRE_ORDER)
-            self._kinds = frozenset(names)
+            self._kinds = irutil.op_names(self._module, itself=False)
         return self._kinds
 
     def where(self, keep: Callable[[str], bool]) -> list:

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from .. import compile_timing
+from .. import compile_timing, irutil
 from .. import passes as python_passes
 from .. import settings
 from .._mlir import ir, passmanager
@@ -160,18 +160,6 @@ def dump(module, directory: str, index: int, name: str) -> str:
     return path
 
 
-def op_names(module) -> frozenset:
-    """The names of the ops in `module`: one walk that reads nothing else."""
-    names: set = set()
-
-    def visit(op):
-        names.add(op.name)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return frozenset(names)
-
-
 def active_passes(stage: Stage, names, element_types=None) -> tuple[Pass, ...]:
     """The passes of `stage` that may change a module whose op names are `names` and
     whose values' element types are `element_types` (None: not known)."""
@@ -231,7 +219,7 @@ def run_stages(module, stages: Sequence[Stage], *, first_index: int = 1,
     for offset, stage in enumerate(stages):
         passes = stage.passes
         if opts.skip_idle_passes and any(p.when for p in passes):
-            passes = active_passes(stage, *(seen or (op_names(module), None)))
+            passes = active_passes(stage, *(seen or (irutil.op_names(module), None)))
         seen = None
         timer = compile_timing.current()
         detailed = timer is not None and timer.detailed

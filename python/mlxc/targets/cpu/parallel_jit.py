@@ -225,16 +225,15 @@ def _chunk_modules(module, groups: list[list[str]]) -> list:
     copied): exported, so module A (and the artifact's table) can reach them; never
     inlined, or LLVM would compile each twice, once more inside the packed wrapper
     the engine adds for each exported function (`_mlir_NAME`)."""
-    where = {name: i for i, names in enumerate(groups) for name in names}
+    wanted = {name for names in groups for name in names}
     ctx = module.context
     declarations, kernels = [], {}
     for f in irutil.functions(module):
         if not f.regions[0].blocks:
             declarations.append(f)
-        elif irutil.sym_name(f) in where:
+        elif irutil.sym_name(f) in wanted:
             kernels[irutil.sym_name(f)] = f
-    attributes = {n: module.operation.attributes[n] for n in
-                  (a if isinstance(a, str) else a.name for a in module.operation.attributes)}
+    attributes = {n: module.operation.attributes[n] for n in module.operation.attributes}
     external = ir.Attribute.parse("#llvm.linkage<external>", ctx)
     out = []
     for names in groups:
